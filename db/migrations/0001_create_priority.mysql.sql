@@ -1,0 +1,7 @@
+CREATE TABLE hold_dialer_priority (
+  id INT NOT NULL PRIMARY KEY,
+  name VARCHAR(100) NOT NULL,
+  is_active TINYINT(1) NOT NULL DEFAULT 1,
+  is_callback TINYINT(1) NOT NULL DEFAULT 0,
+  is_dialable TINYINT(1) NOT NULL DEFAULT 1
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE={{bin_collation}};

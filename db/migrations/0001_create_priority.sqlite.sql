@@ -1,0 +1,7 @@
+CREATE TABLE hold_dialer_priority (
+  id INTEGER NOT NULL PRIMARY KEY,
+  name TEXT NOT NULL,
+  is_active INTEGER NOT NULL DEFAULT 1,
+  is_callback INTEGER NOT NULL DEFAULT 0,
+  is_dialable INTEGER NOT NULL DEFAULT 1
+);

@@ -1,0 +1,27 @@
+CREATE TABLE hold_dialer_master_data (
+  id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+  oli_id TEXT NOT NULL,
+  phone_number TEXT NOT NULL,
+  client_name TEXT NOT NULL,
+  form_type TEXT NOT NULL,
+  priority_id INTEGER NOT NULL,
+  agent_id INTEGER NULL,
+  callback_scheduled_at TEXT NULL,
+  dial_status TEXT NOT NULL,
+  last_dial_result TEXT NULL,
+  hangup_by TEXT NULL,
+  hangup_cause TEXT NULL,
+  last_attempt_at TEXT NULL,
+  first_attempt_at TEXT NULL,
+  next_retry_at TEXT NULL,
+  call_count INTEGER NOT NULL DEFAULT 0,
+  isReserved INTEGER NOT NULL DEFAULT 0,
+  isRnrSent INTEGER NOT NULL DEFAULT 0,
+  reserved_by TEXT NULL,
+  reserved_at TEXT NULL,
+  previous_status TEXT NULL,
+  push_date TEXT NOT NULL,
+  status INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX uq_master_oli_id ON hold_dialer_master_data (oli_id);

@@ -1,0 +1,31 @@
+CREATE TABLE hold_dialer_disposed (
+  id INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT,
+  master_id INTEGER NOT NULL,
+  oli_id TEXT NOT NULL,
+  phone_number TEXT NOT NULL,
+  client_name TEXT NOT NULL,
+  form_type TEXT NOT NULL,
+  priority_id INTEGER NOT NULL,
+  agent_id INTEGER NULL,
+  callback_scheduled_at TEXT NULL,
+  dial_status TEXT NOT NULL,
+  last_dial_result TEXT NULL,
+  hangup_by TEXT NULL,
+  hangup_cause TEXT NULL,
+  last_attempt_at TEXT NULL,
+  first_attempt_at TEXT NULL,
+  next_retry_at TEXT NULL,
+  call_count INTEGER NOT NULL DEFAULT 0,
+  isReserved INTEGER NOT NULL DEFAULT 0,
+  isRnrSent INTEGER NOT NULL DEFAULT 0,
+  reserved_by TEXT NULL,
+  reserved_at TEXT NULL,
+  previous_status TEXT NULL,
+  push_date TEXT NOT NULL,
+  status INTEGER NOT NULL DEFAULT 1,
+  created_at TEXT NOT NULL,
+  disposed_at TEXT NOT NULL,
+  disposed_reason TEXT NOT NULL
+);
+CREATE INDEX ix_disposed_oli_id ON hold_dialer_disposed (oli_id);
+CREATE INDEX ix_disposed_at ON hold_dialer_disposed (disposed_at);

@@ -1,0 +1,35 @@
+import type { Generated, Insertable, Selectable } from 'kysely'
+
+/** `hold_dialer_call_attempts`: one row per settled call, with the connected agent. */
+export interface CallAttemptTable {
+  id: Generated<number>
+  master_id: number
+  oli_id: string
+  /** 1-based attempt number (`call_count` after this attempt). */
+  attempt_no: number
+  dialer_id: string
+  dial_mode: 'progressive' | 'predictive'
+  /** `dialer_employee.id` of the agent the customer was connected to; NULL if none. */
+  agent_id: number | null
+  agent_extension: string | null
+  phone_number: string
+  action_id: string | null
+  uniqueid: string | null
+  linkedid: string | null
+  /** The spec's outcome written to `dial_status` (Received, Not Connected, ...). */
+  outcome: string
+  /** AMI DialStatus (ANSWER, BUSY, NOANSWER, ...) when one arrived. */
+  ami_dial_status: string | null
+  /** AMI OriginateResponse Reason code when one arrived. */
+  originate_reason: number | null
+  hangup_cause: number | null
+  hangup_cause_txt: string | null
+  hangup_by: string | null
+  started_at: string
+  answered_at: string | null
+  ended_at: string
+  talk_seconds: number | null
+}
+
+export type CallAttempt = Selectable<CallAttemptTable>
+export type NewCallAttempt = Insertable<CallAttemptTable>

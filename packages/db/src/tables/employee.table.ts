@@ -1,0 +1,22 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
+
+export type Presence = 'ready' | 'paused' | 'offline'
+
+/** `dialer_employee`: the agent roster (DECISIONS section 5). */
+export interface EmployeeTable {
+  id: Generated<number>
+  name: string
+  /** SIP extension of the agent's desk; NULL means the employee cannot be dialed. */
+  extension: string | null
+  email: string | null
+  is_active: Generated<number>
+  presence: Generated<Presence>
+  /** UTC `YYYY-MM-DD HH:MM:SS.SSS`: the agent panel's last sign of life. */
+  panel_seen_at: string | null
+  /** UTC: end of the wrap-up time after the agent's last call. */
+  wrap_until: string | null
+}
+
+export type Employee = Selectable<EmployeeTable>
+export type NewEmployee = Insertable<EmployeeTable>
+export type EmployeeUpdate = Updateable<EmployeeTable>

@@ -1,0 +1,9 @@
+export { forEachDialect } from './for-each-dialect.js'
+export {
+  createTestDatabase,
+  DEFAULT_TEST_MYSQL_URL,
+  recordDialectResult,
+  type TestDatabase,
+  testDialects,
+  testMysqlUrl,
+} from './test-database.js'
