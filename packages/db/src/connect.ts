@@ -32,6 +32,8 @@ export interface Db {
 export interface ConnectOptions {
   /** MySQL pool size (default 10). */
   poolSize?: number
+  /** SQLite: how long a writer waits for another process's lock before SQLITE_BUSY (default 5000). */
+  sqliteBusyTimeoutMs?: number
 }
 
 /** Parses `DATABASE_URL` into what the health output may show (never the password). */
@@ -74,14 +76,14 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-export function openSqlite(path: string): BetterSqlite3.Database {
+export function openSqlite(path: string, busyTimeoutMs = 5000): BetterSqlite3.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const handle = new BetterSqlite3(path)
   // WAL lets the API and the dialer (two processes) read while one writes; busy_timeout makes a
   // writer wait for the other's lock instead of failing. synchronous=FULL: a committed lead
   // survives a power cut, not only a process crash.
   handle.pragma('journal_mode = WAL')
-  handle.pragma('busy_timeout = 5000')
+  handle.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`)
   handle.pragma('synchronous = FULL')
   return handle
 }
@@ -99,7 +101,7 @@ const MYSQL_SESSION = [
 export function connect(url: string, options: ConnectOptions = {}): Db {
   const target = describeDatabaseUrl(url)
   if (target.dialect === 'sqlite') {
-    const handle = openSqlite(target.database)
+    const handle = openSqlite(target.database, options.sqliteBusyTimeoutMs)
     const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: handle }) })
     return { db, dialect: 'sqlite', target, close: () => db.destroy() }
   }

@@ -16,7 +16,11 @@ export {
   migrate,
   splitStatements,
 } from './migrate.js'
-export { retryableReason } from './retryable-errors.js'
+export { ARCHIVED_COLUMNS, archiveLead } from './queries/archive-lead.js'
+export { dialectOf } from './queries/dialect-of.js'
+export { isLive } from './queries/live-lead.js'
+export { takeInsertedValues } from './queries/upsert-set.js'
+export { isDuplicateKey, retryableReason } from './retryable-errors.js'
 export type * from './tables/call-attempt.table.js'
 export type * from './tables/disposed.table.js'
 export type * from './tables/employee.table.js'
@@ -24,4 +28,4 @@ export type * from './tables/heartbeat.table.js'
 export type * from './tables/master.table.js'
 export type * from './tables/priority.table.js'
 export type * from './tables/rnr-outbox.table.js'
-export { type TransactionOptions, TransactionFailedError, withTransaction } from './transaction.js'
+export { TransactionFailedError, type TransactionOptions, withTransaction } from './transaction.js'

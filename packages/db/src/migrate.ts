@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { type Kysely, sql } from 'kysely'
 import { toDbTime } from '@hold-dialer/rules'
+import { type Kysely, sql } from 'kysely'
 import type { Db, Dialect } from './connect.js'
 import type { Database } from './database.js'
 

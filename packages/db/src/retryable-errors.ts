@@ -32,3 +32,15 @@ export function retryableReason(error: unknown): string | undefined {
   const e = error as DbErrorLike
   return RETRYABLE.find((r) => r.match(e))?.why
 }
+
+/** A unique-key violation (MySQL 1062, SQLite SQLITE_CONSTRAINT_UNIQUE/PRIMARYKEY). */
+export function isDuplicateKey(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false
+  const e = error as DbErrorLike
+  return (
+    e.errno === 1062 ||
+    e.code === 'ER_DUP_ENTRY' ||
+    e.code === 'SQLITE_CONSTRAINT_UNIQUE' ||
+    e.code === 'SQLITE_CONSTRAINT_PRIMARYKEY'
+  )
+}

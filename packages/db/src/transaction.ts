@@ -8,6 +8,11 @@ export interface TransactionOptions {
   /** First backoff in ms (default 20); doubles each try, capped at maxDelayMs. */
   baseDelayMs?: number
   maxDelayMs?: number
+  /**
+   * Further errors to retry for this transaction only, e.g. a duplicate key from a concurrent insert
+   * that a re-run will see as an update. Returns the reason, or undefined.
+   */
+  alsoRetry?: (error: unknown) => string | undefined
   /** Called before each retry, for logs and metrics. */
   onRetry?: (info: { attempt: number; reason: string; delayMs: number; error: unknown }) => void
 }
@@ -37,7 +42,7 @@ export async function withTransaction<T>(
     try {
       return await db.transaction().execute(fn)
     } catch (error) {
-      const reason = retryableReason(error)
+      const reason = retryableReason(error) ?? options.alsoRetry?.(error)
       if (reason === undefined) throw error
       if (attempt >= retries) {
         throw new TransactionFailedError(`transaction failed after ${attempt + 1} tries (${reason})`, {

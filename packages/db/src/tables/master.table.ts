@@ -1,5 +1,5 @@
-import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 import type { DialStatus } from '@hold-dialer/rules'
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 
 /**
  * `hold_dialer_master_data`: the lead table shared by the API and the dialers. Column names are the

@@ -1,0 +1,83 @@
+import { readFileSync } from 'node:fs'
+import { connect, migrate } from '@hold-dialer/db'
+import { ConfigError, describeConfig, parseConfig } from '@hold-dialer/rules'
+import { Redis } from 'ioredis'
+import pino from 'pino'
+import { amiHealthConnection } from './ami-status.js'
+import { buildApp } from './app.js'
+import { WarnLogBuffer } from './log-buffer.js'
+import { ApiMetrics } from './metrics.js'
+
+/** Process concerns only: configuration, logger, listen, graceful shutdown. */
+const version = (
+  JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }
+).version
+
+function loadConfig() {
+  try {
+    const config = parseConfig(process.env, { hostZone: Intl.DateTimeFormat().resolvedOptions().timeZone })
+    if (!config.wsSecret)
+      throw new ConfigError(['WS_SECRET must be set: the API refuses to start without a shared secret'])
+    return config
+  } catch (error) {
+    process.stderr.write(`api: configuration error: ${(error as Error).message}\n`)
+    process.exit(2)
+  }
+}
+
+const config = loadConfig()
+const logs = new WarnLogBuffer(50)
+const logger = pino(
+  {
+    level: config.logLevel,
+    name: 'api',
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers["x-api-key"]',
+        'req.headers["x-access-key"]',
+        '*.secret',
+        '*.password',
+      ],
+      censor: '[redacted]',
+    },
+  },
+  pino.multistream([{ stream: process.stdout }, { level: 'warn', stream: logs }]),
+)
+
+const db = connect(config.databaseUrl)
+if (config.dbMigrateOnStart) {
+  const result = await migrate(db)
+  logger.info({ applied: result.applied }, 'database migrated')
+}
+const ami = amiHealthConnection(config)
+const redis = config.redisUrl
+  ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
+  : undefined
+redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis error (rate limit falls open)'))
+const app = await buildApp(
+  { config, db, ami, metrics: new ApiMetrics(), logs, now: () => new Date(), version, startedAt: new Date() },
+  { logger, ...(redis ? { redis } : {}) },
+)
+
+let closing = false
+async function shutdown(signal: string) {
+  if (closing) return
+  closing = true
+  logger.info({ signal }, 'shutting down: no new requests, finishing in-flight ones')
+  const force = setTimeout(() => {
+    logger.error('shutdown took over 10 s; exiting')
+    process.exit(1)
+  }, 10_000)
+  force.unref()
+  await app.close()
+  await ami.close()
+  redis?.disconnect()
+  await db.close()
+  logger.info('stopped')
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'))
+process.on('SIGINT', () => void shutdown('SIGINT'))
+
+await app.listen({ host: config.host, port: config.port })
+logger.info({ config: describeConfig(config) }, 'api listening')

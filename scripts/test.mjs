@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// `pnpm test`: lint, typecheck, then every package's tap suite on SQLite and MariaDB, with a summary
+// of how many database tests ran on each engine. Exit code is non-zero if anything failed.
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const root = new URL('..', import.meta.url).pathname
+const PACKAGES = [
+  'packages/rules',
+  'packages/db',
+  'packages/pbx-sim',
+  'packages/ami',
+  'apps/api',
+  'apps/dialer',
+]
+const out = (s) => process.stdout.write(`${s}\n`)
+const failures = []
+
+function run(label, cmd, args, options = {}) {
+  out(`\n=== ${label}`)
+  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...options })
+  if (r.status !== 0) failures.push(label)
+  return r
+}
+
+const bin = (name) => join(root, 'node_modules/.bin', name)
+
+if (!process.argv.includes('--no-static')) {
+  run('lint and format (biome)', bin('biome'), ['check', '.'])
+  run('typecheck (tsc -b)', bin('tsc'), ['-b'])
+  for (const pkg of PACKAGES) {
+    if (existsSync(join(root, pkg, 'test'))) {
+      run(`typecheck tests (${pkg})`, bin('tsc'), ['-p', join(pkg, 'tsconfig.test.json')])
+    }
+  }
+}
+
+// --- MariaDB availability: both engines are first-class, so a silent SQLite-only run is not allowed.
+const requireFromDb = createRequire(join(root, 'packages/db/package.json'))
+const mysql = requireFromDb('mysql2/promise')
+const mysqlUrl = new URL(process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306/test')
+let dialects = process.env.TEST_DIALECTS || 'sqlite,mysql'
+if (dialects.includes('mysql')) {
+  try {
+    const conn = await mysql.createConnection({
+      host: mysqlUrl.hostname,
+      port: Number(mysqlUrl.port || 3306),
+      user: decodeURIComponent(mysqlUrl.username),
+      password: decodeURIComponent(mysqlUrl.password),
+      connectTimeout: 3000,
+    })
+    // Drop test databases left behind by an interrupted earlier run.
+    const [rows] = await conn.query("SHOW DATABASES LIKE 'hdt\\_%'")
+    for (const row of rows) await conn.query(`DROP DATABASE IF EXISTS \`${Object.values(row)[0]}\``)
+    await conn.end()
+  } catch (error) {
+    if (process.env.REQUIRE_MYSQL === '1') {
+      out(
+        `\nFATAL: MariaDB/MySQL at ${mysqlUrl.host} cannot be reached (${error.message}) and REQUIRE_MYSQL=1.`,
+      )
+      process.exit(1)
+    }
+    const bar = '#'.repeat(78)
+    out(`\n${bar}\n#  MySQL HALF NOT RUN: ${mysqlUrl.host} unreachable (${error.code ?? error.message}).`)
+    out(`#  Only the SQLite half of the database tests runs. Set TEST_MYSQL_URL or start MariaDB.\n${bar}`)
+    dialects = dialects.replace(/,?mysql/, '').replace(/^,/, '')
+  }
+}
+
+const logDir = mkdtempSync(join(tmpdir(), 'hd-testlog-'))
+const log = join(logDir, 'dialects.jsonl')
+const env = { ...process.env, TEST_DIALECTS: dialects, HOLD_DIALER_TEST_LOG: log }
+const filter = process.argv.slice(2).filter((a) => !a.startsWith('--'))
+let files = { pass: 0, fail: 0 }
+for (const pkg of PACKAGES) {
+  if (filter.length && !filter.some((f) => pkg.includes(f))) continue
+  const testDir = join(root, pkg, 'test')
+  if (!existsSync(testDir) || !hasTests(testDir)) continue
+  out(`\n=== tests (${pkg})`)
+  const r = spawnSync(bin('tap'), [], {
+    cwd: join(root, pkg),
+    env,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  process.stdout.write(r.stdout)
+  const m = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(r.stdout ?? '')
+  if (m) files = { pass: files.pass + Number(m[2]), fail: files.fail + Number(m[1]) - Number(m[2]) }
+  if (r.status !== 0) failures.push(`tests (${pkg})`)
+}
+
+function hasTests(dir) {
+  return readdirSync(dir).some((n) => {
+    const p = join(dir, n)
+    return statSync(p).isDirectory() ? hasTests(p) : n.endsWith('.test.ts')
+  })
+}
+
+const counts = { sqlite: { pass: 0, fail: 0 }, mysql: { pass: 0, fail: 0 } }
+if (existsSync(log)) {
+  for (const line of readFileSync(log, 'utf8').split('\n').filter(Boolean)) {
+    const r = JSON.parse(line)
+    counts[r.dialect][r.ok ? 'pass' : 'fail']++
+  }
+}
+out('\n=== summary')
+for (const d of ['sqlite', 'mysql']) {
+  const c = counts[d]
+  out(`database tests on ${d}: ${c.pass} passed, ${c.fail} failed${dialects.includes(d) ? '' : ' (NOT RUN)'}`)
+}
+if (failures.length) out(`failed steps: ${failures.join(', ')}`)
+out(`test files: ${files.pass} passed, ${files.fail} failed`)
+process.exit(failures.length ? 1 : 0)
