@@ -1,0 +1,81 @@
+#!/usr/bin/env node
+// `pnpm start`: builds, migrates, then runs the whole system on this machine with prefixed logs:
+// the simulated PBX (only when AMI_HOST is unset), the API and the dialer. Ctrl-C stops all three.
+// In production each process runs on its own under systemd (see deploy/); this is for trying it out.
+import { spawn, spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { createInterface } from 'node:readline'
+
+const root = new URL('..', import.meta.url).pathname
+const say = (line) => process.stdout.write(`[start] ${line}\n`)
+
+if (!process.env.WS_SECRET) {
+  process.stderr.write(
+    '[start] WS_SECRET is not set. The API refuses to start without its shared secret.\n' +
+      '[start] Try: WS_SECRET=change-me pnpm start\n',
+  )
+  process.exit(2)
+}
+
+const env = { ...process.env }
+env.DATABASE_URL ||= `sqlite:${join(root, 'data/dialer.sqlite')}`
+
+if (!process.argv.includes('--no-build')) {
+  say('building (tsc -b)')
+  const build = spawnSync(join(root, 'node_modules/.bin/tsc'), ['-b'], { cwd: root, stdio: 'inherit' })
+  if (build.status !== 0) process.exit(build.status ?? 1)
+}
+
+const children = new Map()
+let stopping = false
+
+function run(name, script, args = []) {
+  const child = spawn(process.execPath, [join(root, script), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  children.set(name, child)
+  for (const stream of [child.stdout, child.stderr]) {
+    createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`))
+  }
+  child.on('exit', (code, signal) => {
+    children.delete(name)
+    if (!stopping) {
+      say(`${name} exited (${signal ?? code}); stopping the rest`)
+      stop(1)
+    } else if (children.size === 0) {
+      process.exit(process.exitCode ?? 0)
+    }
+  })
+  return child
+}
+
+function stop(code = 0) {
+  if (stopping) return
+  stopping = true
+  process.exitCode = code
+  if (children.size === 0) process.exit(code)
+  for (const child of children.values()) child.kill('SIGTERM')
+}
+process.on('SIGINT', () => stop(0))
+process.on('SIGTERM', () => stop(0))
+
+say(`database: ${env.DATABASE_URL.startsWith('mysql://') ? 'MySQL' : env.DATABASE_URL}`)
+const migrate = spawnSync(process.execPath, [join(root, 'packages/db/dist/cli/migrate.js')], { cwd: root, env, stdio: 'inherit' })
+if (migrate.status !== 0) process.exit(migrate.status ?? 1)
+env.DB_MIGRATE_ON_START = 'false'
+
+if (!env.AMI_HOST) {
+  const port = env.PBX_SIM_PORT || '5038'
+  env.AMI_HOST = '127.0.0.1'
+  env.AMI_PORT = port
+  env.AMI_USERNAME = 'admin'
+  env.AMI_SECRET = 'admin'
+  say(`AMI_HOST is not set: starting the simulated PBX on 127.0.0.1:${port}`)
+  run('pbx-sim', 'packages/pbx-sim/dist/cli.js', ['--port', port, '--scenario', join(root, 'packages/pbx-sim/scenarios/example.json')])
+}
+
+run('api', 'apps/api/dist/server.js')
+if (existsSync(join(root, 'apps/dialer/dist/main.js'))) {
+  run('dialer', 'apps/dialer/dist/main.js')
+} else {
+  say('the dialer daemon is not built yet (apps/dialer has no main.js): leads are accepted but not dialed')
+}
