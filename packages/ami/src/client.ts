@@ -123,19 +123,20 @@ export class AmiClient extends EventEmitter {
 
   /** Stops for good: no reconnect, pending actions rejected by their timeouts. */
   async close(): Promise<void> {
+    const wasConnected = this.#state === 'connected'
     this.#setState('closed')
     clearTimeout(this.#reconnectTimer)
     clearInterval(this.#pingTimer)
     const manager = this.#manager
     this.#manager = undefined
-    if (manager) {
+    if (manager && wasConnected) {
       try {
         await this.#send(manager, { action: 'Logoff' }, 500)
       } catch {
         // Closing anyway.
       }
-      manager.disconnect()
     }
+    manager?.disconnect()
   }
 
   nextActionId(): string {
