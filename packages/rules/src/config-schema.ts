@@ -1,0 +1,184 @@
+// The configuration's one schema. It holds every rule and every fixed default; `Config` is
+// derived from it, and config.ts only turns environment strings into candidate values and
+// reports what the schema refuses. Each `description` completes the sentence
+// "<VARIABLE> must be ...", which is how ConfigError words a refusal.
+import { FormatRegistry, type Static, type TSchema, Type } from '@sinclair/typebox'
+import { IANAZone } from 'luxon'
+
+export const IANA_TIME_ZONE_FORMAT = 'iana-time-zone'
+FormatRegistry.Set(IANA_TIME_ZONE_FORMAT, (value) => IANAZone.isValidZone(value))
+
+/** pino's level names, `silent` included. */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
+
+// Seconds and milliseconds end up in setTimeout, which overflows past 2^31-1 ms (24.8 days).
+const MAX_TIMER_MS = 2_147_483_647
+const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000)
+
+function seconds(minimum: number, defaultValue: number) {
+  return Type.Integer({
+    minimum,
+    maximum: MAX_TIMER_SECONDS,
+    default: defaultValue,
+    description: `an integer ${minimum}-${MAX_TIMER_SECONDS} (seconds)`,
+  })
+}
+
+function port(defaultValue: number) {
+  return Type.Integer({
+    minimum: 1,
+    maximum: 65535,
+    default: defaultValue,
+    description: 'an integer 1-65535',
+  })
+}
+
+function clockTime(defaultValue: string) {
+  return Type.String({
+    pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+    default: defaultValue,
+    description: 'a local time HH:MM between 00:00 and 23:59',
+  })
+}
+
+function oneOf<const Value extends string>(values: readonly Value[], defaultValue: Value) {
+  return Type.Union(
+    values.map((value) => Type.Literal(value)),
+    { default: defaultValue, description: `one of ${values.join(', ')}` },
+  )
+}
+
+function text(description: string, options: { pattern?: string; default?: string } = {}) {
+  return Type.String({ minLength: 1, description, ...options })
+}
+
+/** A context or dialplan name as Asterisk takes it: no white space. */
+const ASTERISK_NAME = '^\\S+$'
+
+const WorkingHoursSchema = Type.Object({
+  zone: Type.String({ format: IANA_TIME_ZONE_FORMAT }),
+  start: clockTime('09:00'),
+  end: clockTime('18:00'),
+})
+
+const RetryPatternSchema = Type.Array(Type.Integer({ minimum: 0 }), {
+  minItems: 1,
+  contains: Type.Integer({ minimum: 1 }),
+  description: 'a JSON array of non-negative integers with at least one above 0, such as [2,2,2,2]',
+})
+
+/** Everything read from the environment, before the derived `hours` and `retryPolicy`. */
+export const EnvConfigSchema = Type.Object({
+  databaseUrl: text('a mysql://user:pass@host:port/db or sqlite:PATH URL', {
+    pattern: '^(mysql://|sqlite:).+',
+    default: 'sqlite:./data/dialer.sqlite',
+  }),
+  // Sent in HTTP headers, so only printable ASCII can ever match.
+  wsSecret: Type.Optional(
+    text('printable ASCII characters (it is sent in HTTP headers)', { pattern: '^[ -~]+$' }),
+  ),
+  host: text('a host name or IP address', { default: '127.0.0.1' }),
+  port: port(3000),
+  callbackMode: oneOf(['pool', 'pinned'], 'pool'),
+  // No fixed default: it is the host's zone, which the caller passes in.
+  timezone: Type.String({
+    format: IANA_TIME_ZONE_FORMAT,
+    description: 'an IANA time zone such as Europe/London or Asia/Kolkata',
+  }),
+  workStart: clockTime('09:00'),
+  workEnd: clockTime('18:00'),
+  // Default depends on callbackMode (defaultRetryPattern).
+  retryPattern: RetryPatternSchema,
+  retrySeconds: seconds(0, 3600),
+  // Default is the sum of retryPattern.
+  maxTries: Type.Integer({ minimum: 1, maximum: 1000, description: 'an integer 1-1000' }),
+  abandonRetrySeconds: seconds(0, 300),
+  ami: Type.Object({
+    host: Type.Optional(text('a host name or IP address')),
+    port: port(5038),
+    username: Type.Optional(text('a non-empty string')),
+    secret: Type.Optional(text('a non-empty string')),
+  }),
+  redisUrl: Type.Optional(text('a redis:// or rediss:// URL', { pattern: '^rediss?://.+' })),
+  trustProxy: Type.Boolean({ default: false, description: 'a boolean (true/false, 1/0, yes/no)' }),
+  smtp: Type.Object({
+    url: Type.Optional(text('an smtp:// or smtps:// URL', { pattern: '^smtps?://.+' })),
+    from: Type.Optional(text('an e-mail address', { pattern: '@' })),
+    to: Type.Optional(text('one or more e-mail addresses, comma-separated', { pattern: '@' })),
+  }),
+  logLevel: oneOf(LOG_LEVELS, 'info'),
+  dbMigrateOnStart: Type.Boolean({ default: true, description: 'a boolean (true/false, 1/0, yes/no)' }),
+  reservationTimeoutSeconds: seconds(1, 900),
+  dialMode: oneOf(['progressive', 'predictive'], 'progressive'),
+  // No default here: the dialer derives one from the host name and process id.
+  dialerId: Type.Optional(text('1-64 characters without white space', { pattern: '^\\S{1,64}$' })),
+  heartbeatSeconds: seconds(1, 5),
+  amiPingSeconds: seconds(1, 10),
+  amiActionTimeoutMs: Type.Integer({
+    minimum: 1,
+    maximum: MAX_TIMER_MS,
+    default: 5000,
+    description: `an integer 1-${MAX_TIMER_MS} (milliseconds)`,
+  }),
+  agentChannelTemplate: text('a channel template containing {extension}', {
+    pattern: '\\{extension\\}',
+    default: 'PJSIP/{extension}',
+  }),
+  customerContext: text('a dialplan context name without white space', {
+    pattern: ASTERISK_NAME,
+    default: 'dialer-outbound',
+  }),
+  customerChannelTemplate: text('a channel template containing {number}', {
+    pattern: '\\{number\\}',
+    default: 'PJSIP/{number}@trunk',
+  }),
+  holdContext: text('a dialplan context name without white space', {
+    pattern: ASTERISK_NAME,
+    default: 'dialer-hold',
+  }),
+  ringTimeoutSeconds: seconds(1, 30),
+  callTimeoutSeconds: seconds(1, 7200),
+  holdTimeoutSeconds: seconds(1, 30),
+  // Lines dialed per idle agent in predictive mode; fractional levels (1.5) are usual.
+  maxDialLevel: Type.Number({ minimum: 1, maximum: 10, default: 3, description: 'a number 1-10' }),
+  // Ofcom's rule: a live call must reach an agent within 2 s or it counts as abandoned.
+  complianceSeconds: Type.Number({
+    exclusiveMinimum: 0,
+    maximum: 60,
+    default: 2,
+    description: 'a number of seconds above 0, at most 60',
+  }),
+  abandonRateMax: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    default: 0.03,
+    description: 'a fraction 0-1 such as 0.03',
+  }),
+  abandonWindow: oneOf(['30d', '24h'], '30d'),
+})
+
+/** The validated, frozen configuration. */
+export const ConfigSchema = Type.Object({
+  ...EnvConfigSchema.properties,
+  /** WORK_START / WORK_END in TIMEZONE, ready for the working-hours functions. */
+  hours: WorkingHoursSchema,
+  /** RETRY_PATTERN, RETRY_SECONDS, MAX_TRIES and the hours, ready for nextAttempt. */
+  retryPolicy: Type.Object({
+    pattern: RetryPatternSchema,
+    retrySeconds: seconds(0, 3600),
+    maxTries: Type.Integer({ minimum: 1 }),
+    hours: WorkingHoursSchema,
+  }),
+})
+
+export type EnvConfig = Static<typeof EnvConfigSchema>
+export type Config = Static<typeof ConfigSchema>
+
+/** The sub-schema at `path` inside EnvConfigSchema (used to word error messages). */
+export function envSchemaAt(path: readonly string[]): TSchema {
+  let schema: TSchema = EnvConfigSchema
+  for (const key of path) {
+    schema = (schema.properties as Record<string, TSchema>)[key] as TSchema
+  }
+  return schema
+}

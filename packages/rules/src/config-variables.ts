@@ -1,0 +1,96 @@
+// Which environment variable feeds which field of the configuration, and how its text becomes
+// a candidate value. Readers never judge a value: text they cannot convert is passed on as
+// the string itself, so the schema refuses it and ConfigError names the variable.
+
+/** How a raw value may be shown in an error message. */
+export type Exposure = 'plain' | 'secret' | 'url'
+
+export interface ConfigVariable {
+  /** The environment variable's name. */
+  readonly name: string
+  /** Where its value goes in the configuration object. */
+  readonly path: readonly [string] | readonly [string, string]
+  /** Text to candidate value (the unchanged text when it cannot be converted). */
+  readonly read: (raw: string) => unknown
+  /** `secret`: never shown; `url`: shown with any password masked. */
+  readonly exposure: Exposure
+}
+
+const asText = (raw: string): unknown => raw
+
+const asInteger = (raw: string): unknown => (/^[+-]?\d+$/.test(raw) ? Number(raw) : raw)
+
+const asNumber = (raw: string): unknown => (/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(raw) ? Number(raw) : raw)
+
+// A Map rather than an object literal, so `constructor` or `__proto__` is not a boolean.
+const BOOLEAN_WORDS: ReadonlyMap<string, boolean> = new Map([
+  ['true', true],
+  ['false', false],
+  ['1', true],
+  ['0', false],
+  ['yes', true],
+  ['no', false],
+])
+
+const asBoolean = (raw: string): unknown => BOOLEAN_WORDS.get(raw.toLowerCase()) ?? raw
+
+const asJson = (raw: string): unknown => {
+  try {
+    return JSON.parse(raw)
+  } catch {
+    return raw
+  }
+}
+
+function variable(
+  name: string,
+  path: ConfigVariable['path'],
+  read: ConfigVariable['read'],
+  exposure: Exposure = 'plain',
+): ConfigVariable {
+  return { name, path, read, exposure }
+}
+
+/** Every variable, in the order errors are reported: DECISIONS section 2, then the engine's. */
+export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
+  variable('DATABASE_URL', ['databaseUrl'], asText, 'url'),
+  variable('WS_SECRET', ['wsSecret'], asText, 'secret'),
+  variable('HOST', ['host'], asText),
+  variable('PORT', ['port'], asInteger),
+  variable('CALLBACK_MODE', ['callbackMode'], asText),
+  variable('TIMEZONE', ['timezone'], asText),
+  variable('WORK_START', ['workStart'], asText),
+  variable('WORK_END', ['workEnd'], asText),
+  variable('RETRY_PATTERN', ['retryPattern'], asJson),
+  variable('RETRY_SECONDS', ['retrySeconds'], asInteger),
+  variable('MAX_TRIES', ['maxTries'], asInteger),
+  variable('ABANDON_RETRY_SECONDS', ['abandonRetrySeconds'], asInteger),
+  variable('AMI_HOST', ['ami', 'host'], asText),
+  variable('AMI_PORT', ['ami', 'port'], asInteger),
+  variable('AMI_USERNAME', ['ami', 'username'], asText),
+  variable('AMI_SECRET', ['ami', 'secret'], asText, 'secret'),
+  variable('REDIS_URL', ['redisUrl'], asText, 'url'),
+  variable('TRUST_PROXY', ['trustProxy'], asBoolean),
+  variable('SMTP_URL', ['smtp', 'url'], asText, 'url'),
+  variable('RNR_MAIL_FROM', ['smtp', 'from'], asText),
+  variable('RNR_MAIL_TO', ['smtp', 'to'], asText),
+  variable('LOG_LEVEL', ['logLevel'], asText),
+  variable('DB_MIGRATE_ON_START', ['dbMigrateOnStart'], asBoolean),
+  variable('RESERVATION_TIMEOUT_SECONDS', ['reservationTimeoutSeconds'], asInteger),
+  variable('DIAL_MODE', ['dialMode'], asText),
+  variable('DIALER_ID', ['dialerId'], asText),
+  variable('HEARTBEAT_SECONDS', ['heartbeatSeconds'], asInteger),
+  variable('AMI_PING_SECONDS', ['amiPingSeconds'], asInteger),
+  variable('AMI_ACTION_TIMEOUT_MS', ['amiActionTimeoutMs'], asInteger),
+  variable('AGENT_CHANNEL_TEMPLATE', ['agentChannelTemplate'], asText),
+  variable('CUSTOMER_CONTEXT', ['customerContext'], asText),
+  variable('CUSTOMER_CHANNEL_TEMPLATE', ['customerChannelTemplate'], asText),
+  variable('HOLD_CONTEXT', ['holdContext'], asText),
+  variable('RING_TIMEOUT_SECONDS', ['ringTimeoutSeconds'], asInteger),
+  variable('CALL_TIMEOUT_SECONDS', ['callTimeoutSeconds'], asInteger),
+  variable('HOLD_TIMEOUT_SECONDS', ['holdTimeoutSeconds'], asInteger),
+  variable('MAX_DIAL_LEVEL', ['maxDialLevel'], asNumber),
+  variable('COMPLIANCE_SECONDS', ['complianceSeconds'], asNumber),
+  variable('ABANDON_RATE_MAX', ['abandonRateMax'], asNumber),
+  variable('ABANDON_WINDOW', ['abandonWindow'], asText),
+]

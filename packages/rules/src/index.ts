@@ -1,0 +1,64 @@
+// Pure rules shared by the API and the dialer: no clock reads, no environment, no I/O.
+// "Now" and the configuration are always parameters.
+
+export {
+  CALLBACK_TIME_CALENDAR_MESSAGE,
+  CALLBACK_TIME_FORMAT_MESSAGE,
+  type CallbackTimeResult,
+  formatLocal,
+  parseCallbackTime,
+} from './callback-time.js'
+export {
+  CONFIG_VARIABLES,
+  type Config,
+  type ConfigDefaults,
+  ConfigError,
+  ConfigSchema,
+  type ConfigVariable,
+  describeConfig,
+  EnvConfigSchema,
+  LOG_LEVELS,
+  parseConfig,
+} from './config.js'
+export { fromDbTime, toDbTime } from './db-time.js'
+export {
+  DIAL_STATUSES,
+  type DialStateReset,
+  type DialStatus,
+  resetForCallback,
+  resetForClose,
+  resetForPush,
+} from './dial-state-reset.js'
+export { maskSecret, maskUrlCredentials } from './mask-secrets.js'
+export { normalisePhone, PHONE_MESSAGE, type PhoneResult } from './phone.js'
+export {
+  type CallbackMode,
+  defaultRetryPattern,
+  type NextAttempt,
+  nextAttempt,
+  quotaOfDay,
+  type RetryPolicy,
+  retryDayIndex,
+  retryDelayForAbandon,
+} from './retry-schedule.js'
+export {
+  assertWorkingHours,
+  type ClockTime,
+  hasWorkingTime,
+  isInWindow,
+  isWithinWorkingHours,
+  nextRetryAtForPush,
+  nextWorkStart,
+  parseClockTime,
+  type WorkingHours,
+  type WorkWindow,
+  workEndOfDay,
+  workStartOfDay,
+  workWindowOfDay,
+} from './working-hours.js'
+export {
+  addDays,
+  daysBetween,
+  type LocalDate,
+  localDateOf,
+} from './zoned-time.js'

@@ -1,0 +1,60 @@
+// Every configuration variable's default, and that an empty or blank value means "unset".
+import t from 'tap'
+import { CONFIG_VARIABLES, parseConfig } from '../src/config.js'
+import { configValueOf, HOST } from './fixtures/config-helpers.js'
+
+const DEFAULTS: Array<[string, unknown]> = [
+  ['DATABASE_URL', 'sqlite:./data/dialer.sqlite'],
+  ['WS_SECRET', undefined],
+  ['HOST', '127.0.0.1'],
+  ['PORT', 3000],
+  ['CALLBACK_MODE', 'pool'],
+  ['TIMEZONE', 'Asia/Kolkata'],
+  ['WORK_START', '09:00'],
+  ['WORK_END', '18:00'],
+  ['RETRY_PATTERN', [2, 2, 2, 2]],
+  ['RETRY_SECONDS', 3600],
+  ['MAX_TRIES', 8],
+  ['ABANDON_RETRY_SECONDS', 300],
+  ['AMI_HOST', undefined],
+  ['AMI_PORT', 5038],
+  ['AMI_USERNAME', undefined],
+  ['AMI_SECRET', undefined],
+  ['REDIS_URL', undefined],
+  ['TRUST_PROXY', false],
+  ['SMTP_URL', undefined],
+  ['RNR_MAIL_FROM', undefined],
+  ['RNR_MAIL_TO', undefined],
+  ['LOG_LEVEL', 'info'],
+  ['DB_MIGRATE_ON_START', true],
+  ['RESERVATION_TIMEOUT_SECONDS', 900],
+  ['DIAL_MODE', 'progressive'],
+  ['DIALER_ID', undefined],
+  ['HEARTBEAT_SECONDS', 5],
+  ['AMI_PING_SECONDS', 10],
+  ['AMI_ACTION_TIMEOUT_MS', 5000],
+  ['AGENT_CHANNEL_TEMPLATE', 'PJSIP/{extension}'],
+  ['CUSTOMER_CONTEXT', 'dialer-outbound'],
+  ['CUSTOMER_CHANNEL_TEMPLATE', 'PJSIP/{number}@trunk'],
+  ['HOLD_CONTEXT', 'dialer-hold'],
+  ['RING_TIMEOUT_SECONDS', 30],
+  ['CALL_TIMEOUT_SECONDS', 7200],
+  ['HOLD_TIMEOUT_SECONDS', 30],
+  ['MAX_DIAL_LEVEL', 3],
+  ['COMPLIANCE_SECONDS', 2],
+  ['ABANDON_RATE_MAX', 0.03],
+  ['ABANDON_WINDOW', '30d'],
+]
+
+t.test('the table of defaults covers every variable', async (t) => {
+  t.same(DEFAULTS.map(([name]) => name).sort(), CONFIG_VARIABLES.map((variable) => variable.name).sort())
+})
+
+for (const [name, expected] of DEFAULTS) {
+  t.test(`${name} defaults to ${JSON.stringify(expected)}`, async (t) => {
+    const config = parseConfig({}, HOST)
+    t.strictSame(configValueOf(config, name), expected)
+    t.strictSame(configValueOf(parseConfig({ [name]: '' }, HOST), name), expected, 'empty is unset')
+    t.strictSame(configValueOf(parseConfig({ [name]: '  ' }, HOST), name), expected, 'blank is unset')
+  })
+}

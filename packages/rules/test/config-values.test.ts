@@ -1,0 +1,145 @@
+// What each configuration variable accepts and becomes, and the values derived from them.
+import { Value } from '@sinclair/typebox/value'
+import t from 'tap'
+import { ConfigSchema, parseConfig } from '../src/config.js'
+import { configValueOf, HOST, problemsOf } from './fixtures/config-helpers.js'
+
+// A value each variable accepts, and what it becomes.
+const ACCEPTED: Array<[string, string, unknown]> = [
+  ['DATABASE_URL', 'mysql://dialer:pw@db.internal:3306/dialer', 'mysql://dialer:pw@db.internal:3306/dialer'],
+  ['DATABASE_URL', 'sqlite::memory:', 'sqlite::memory:'],
+  ['WS_SECRET', 'a long shared secret!', 'a long shared secret!'],
+  ['HOST', '0.0.0.0', '0.0.0.0'],
+  ['PORT', '8080', 8080],
+  ['PORT', '65535', 65535],
+  ['CALLBACK_MODE', 'pinned', 'pinned'],
+  ['TIMEZONE', 'Europe/London', 'Europe/London'],
+  ['TIMEZONE', 'UTC', 'UTC'],
+  ['WORK_START', '00:00', '00:00'],
+  ['WORK_END', '23:59', '23:59'],
+  ['RETRY_PATTERN', '[3, 0, 1]', [3, 0, 1]],
+  ['RETRY_SECONDS', '0', 0],
+  ['MAX_TRIES', '12', 12],
+  ['ABANDON_RETRY_SECONDS', '259200', 259200],
+  ['AMI_HOST', 'pbx.internal', 'pbx.internal'],
+  ['AMI_PORT', '15038', 15038],
+  ['AMI_USERNAME', 'dialer', 'dialer'],
+  ['AMI_SECRET', 's3cret', 's3cret'],
+  ['REDIS_URL', 'rediss://:pw@cache:6380/0', 'rediss://:pw@cache:6380/0'],
+  ['TRUST_PROXY', 'yes', true],
+  ['SMTP_URL', 'smtps://mailer:pw@smtp.example.com', 'smtps://mailer:pw@smtp.example.com'],
+  ['RNR_MAIL_FROM', 'dialer@example.com', 'dialer@example.com'],
+  ['RNR_MAIL_TO', 'ops@example.com, team@example.com', 'ops@example.com, team@example.com'],
+  ['LOG_LEVEL', 'debug', 'debug'],
+  ['LOG_LEVEL', 'silent', 'silent'],
+  ['DB_MIGRATE_ON_START', 'no', false],
+  ['RESERVATION_TIMEOUT_SECONDS', '60', 60],
+  ['DIAL_MODE', 'predictive', 'predictive'],
+  ['DIALER_ID', 'dialer-a:4242', 'dialer-a:4242'],
+  ['HEARTBEAT_SECONDS', '1', 1],
+  ['AMI_PING_SECONDS', '30', 30],
+  ['AMI_ACTION_TIMEOUT_MS', '250', 250],
+  ['AGENT_CHANNEL_TEMPLATE', 'SIP/{extension}', 'SIP/{extension}'],
+  ['CUSTOMER_CONTEXT', 'from-dialer', 'from-dialer'],
+  ['CUSTOMER_CHANNEL_TEMPLATE', 'PJSIP/0{number}@carrier', 'PJSIP/0{number}@carrier'],
+  ['HOLD_CONTEXT', 'hold-queue', 'hold-queue'],
+  ['RING_TIMEOUT_SECONDS', '25', 25],
+  ['CALL_TIMEOUT_SECONDS', '3600', 3600],
+  ['HOLD_TIMEOUT_SECONDS', '45', 45],
+  ['MAX_DIAL_LEVEL', '2.5', 2.5],
+  ['COMPLIANCE_SECONDS', '1.5', 1.5],
+  ['ABANDON_RATE_MAX', '0.05', 0.05],
+  ['ABANDON_RATE_MAX', '0', 0],
+  ['ABANDON_WINDOW', '24h', '24h'],
+]
+
+t.test('every variable accepts a valid value', async (t) => {
+  for (const [name, raw, expected] of ACCEPTED) {
+    t.strictSame(configValueOf(parseConfig({ [name]: raw }, HOST), name), expected, `${name}=${raw}`)
+  }
+})
+
+t.test('values are trimmed', async (t) => {
+  const config = parseConfig({ PORT: ' 8080 ', CALLBACK_MODE: 'pinned\n', WS_SECRET: ' s ' }, HOST)
+  t.equal(config.port, 8080)
+  t.equal(config.callbackMode, 'pinned')
+  t.equal(config.wsSecret, 's')
+})
+
+t.test('booleans accept true/false, 1/0, yes/no in any case', async (t) => {
+  const words: Array<[string, boolean]> = [
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['yes', true],
+    ['Yes', true],
+    ['false', false],
+    ['False', false],
+    ['0', false],
+    ['no', false],
+    ['NO', false],
+  ]
+  for (const [word, expected] of words) {
+    t.equal(parseConfig({ TRUST_PROXY: word }, HOST).trustProxy, expected, `TRUST_PROXY=${word}`)
+    t.equal(
+      parseConfig({ DB_MIGRATE_ON_START: word }, HOST).dbMigrateOnStart,
+      expected,
+      `DB_MIGRATE_ON_START=${word}`,
+    )
+  }
+})
+
+t.test('RETRY_PATTERN defaults by CALLBACK_MODE, MAX_TRIES to the pattern sum', async (t) => {
+  const pinned = parseConfig({ CALLBACK_MODE: 'pinned' }, HOST)
+  t.same(pinned.retryPattern, [2, 2, 1])
+  t.equal(pinned.maxTries, 5)
+  const custom = parseConfig({ RETRY_PATTERN: '[3,1]' }, HOST)
+  t.equal(custom.maxTries, 4, 'sum of the given pattern')
+  t.equal(parseConfig({ RETRY_PATTERN: '[3,1]', MAX_TRIES: '9' }, HOST).maxTries, 9, 'MAX_TRIES wins')
+  t.same(parseConfig({ CALLBACK_MODE: 'pinned', RETRY_PATTERN: '[1]' }, HOST).retryPattern, [1])
+})
+
+t.test('hours and retryPolicy are derived from the variables', async (t) => {
+  const config = parseConfig(
+    {
+      TIMEZONE: 'Europe/London',
+      WORK_START: '08:30',
+      WORK_END: '20:00',
+      RETRY_SECONDS: '600',
+      RETRY_PATTERN: '[1,2]',
+    },
+    HOST,
+  )
+  t.strictSame(config.hours, { zone: 'Europe/London', start: '08:30', end: '20:00' })
+  t.strictSame(config.retryPolicy, {
+    pattern: [1, 2],
+    retrySeconds: 600,
+    maxTries: 3,
+    hours: { zone: 'Europe/London', start: '08:30', end: '20:00' },
+  })
+})
+
+t.test('the result is deeply frozen and matches ConfigSchema', async (t) => {
+  const config = parseConfig({ AMI_HOST: 'pbx' }, HOST)
+  t.ok(Value.Check(ConfigSchema, config))
+  for (const node of [
+    config,
+    config.ami,
+    config.smtp,
+    config.hours,
+    config.retryPattern,
+    config.retryPolicy,
+  ]) {
+    t.ok(Object.isFrozen(node))
+  }
+  t.throws(() => {
+    ;(config.ami as { port: number }).port = 1
+  }, TypeError)
+  t.throws(() => {
+    config.retryPattern.push(1)
+  }, TypeError)
+})
+
+t.test('unknown variables are ignored', async (t) => {
+  t.same(problemsOf({ PATH: '/usr/bin', NODE_ENV: 'production', FOO: 'bar' }), [])
+})
