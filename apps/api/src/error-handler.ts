@@ -21,10 +21,16 @@ function send(
 /** The one place errors become responses. 5xx bodies carry only the request id, never details. */
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    // Fastify reads and parses a body on the not-found route too, before its handler runs; a path
+    // that does not exist is a 404 whatever its body (DECISIONS section 3: route exists is checked first).
+    if (request.is404) return send(reply, 'not_found')
     if (error instanceof ApiError) {
       return send(reply, error.code, error.details ? { details: error.details } : {})
     }
     if (error.validation) {
+      // With no Content-Type and no bytes Fastify runs no parser and validates `undefined`: an
+      // empty body is not JSON, whatever header came with it.
+      if (error.validationContext === 'body' && request.body === undefined) return send(reply, 'invalid_json')
       return send(reply, 'validation_failed', { details: detailsFromSchemaErrors(error.validation) })
     }
     if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE' || error.statusCode === 413)

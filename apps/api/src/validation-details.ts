@@ -8,18 +8,22 @@ export interface SchemaError {
   message?: string
 }
 
-/** `/leads/3/phone_number` -> `leads[3].phone_number` (DECISIONS section 3). */
+/**
+ * `/leads/3/phone_number` -> `leads[3].phone_number` (DECISIONS section 3). A digit segment of the
+ * instance path is always an array index (the schemas have no object keyed by numbers), but `child`
+ * is a property name (a missing or extra key), so a key `"7"` is `leads[0].7`, not `leads[0][7]`.
+ */
 export function fieldPath(instancePath: string, child?: string): string {
   const parts = instancePath
     .split('/')
     .slice(1)
     .map((p) => p.replaceAll('~1', '/').replaceAll('~0', '~'))
-  if (child !== undefined) parts.push(child)
   let out = ''
   for (const part of parts) {
     if (/^\d+$/.test(part) && out !== '') out += `[${part}]`
     else out += out === '' ? part : `.${part}`
   }
+  if (child !== undefined) return out === '' ? child : `${out}.${child}`
   return out === '' ? 'body' : out
 }
 

@@ -6,6 +6,8 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union(
 
 export const HealthResponse = Type.Object({
   ok: Type.Boolean(),
+  /** Set when unhealthy (503): the spec's error bodies all carry `ok: false` and an `error` string. */
+  error: Type.Optional(Type.Literal('unhealthy')),
   version: Type.String(),
   uptime_s: Type.Integer(),
   mode: Type.Object({
