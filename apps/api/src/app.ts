@@ -48,6 +48,8 @@ export async function buildApp(ctx: ApiContext, options: BuildOptions = {}): Pro
     openapi: {
       openapi: '3.1.0',
       info: { title: 'Lead intake and callback scheduling', version: ctx.version },
+      // Any one of the three headers carries the secret; /healthz and /openapi.json opt out.
+      security: [{ bearer: [] }, { apiKey: [] }, { accessKey: [] }],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer' },

@@ -49,7 +49,13 @@ export function publicHealthRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/healthz',
-      { schema: { summary: 'Liveness of AMI and the database', response: { 200: HealthzResponse } } },
+      {
+        schema: {
+          summary: 'Liveness of AMI and the database',
+          security: [],
+          response: { 200: HealthzResponse },
+        },
+      },
       async () => {
         const db = await checkDb(ctx)
         const ami = amiUp(ctx.ami.status(), ctx.now())
@@ -79,6 +85,7 @@ export function detailedHealthRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox
           const ok = db.ok && amiUp(ami, now)
           const body = {
             ok,
+            ...(ok ? {} : { error: 'unhealthy' as const }),
             version: ctx.version,
             uptime_s: Math.floor((now.getTime() - ctx.startedAt.getTime()) / 1000),
             mode: {
