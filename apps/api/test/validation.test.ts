@@ -294,6 +294,28 @@ forEachDialect(t, async (t, database) => {
     ])
   })
 
+  t.test(
+    'regression: problems the schema finds and problems found after it are listed together',
+    async (t) => {
+      expectDetails(t, await fx.push(lead({ oli_id: 123, phone_number: '123', priority_id: 99 })), [
+        { field: 'oli_id', message: 'must be string' },
+        { field: 'phone_number', message: PHONE_MESSAGE },
+        { field: 'priority_id', message: 'unknown priority_id' },
+      ])
+      expectDetails(
+        t,
+        await fx.push({
+          leads: [lead({ oli_id: 'D-1', extra: 1 }), lead({ oli_id: 'D-1', priority_id: 77 })],
+        }),
+        [
+          { field: 'leads[0].extra', message: 'extra field rejected' },
+          { field: 'leads[1].oli_id', message: 'duplicate oli_id in batch (also leads[0])' },
+          { field: 'leads[1].priority_id', message: 'unknown priority_id' },
+        ],
+      )
+    },
+  )
+
   t.test('a batch lists the problems of every lead with leads[i].field paths', async (t) => {
     const before = await countMaster(fx)
     expectDetails(

@@ -1,9 +1,36 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { ApiContext } from '../context.js'
+import { ApiError, validationFailed } from '../errors.js'
 import { ErrorBody } from '../schemas/common.js'
-import { type LeadInput, PinnedLead, PoolLead, PushResponse, pushBody } from '../schemas/lead.js'
+import { type LeadInput, MAX_BATCH, PinnedLead, PoolLead, PushResponse, pushBody } from '../schemas/lead.js'
 import { pushLeads } from '../services/push-leads.js'
-import { checkLeads } from '../services/validate-leads.js'
+import { checkLeads, leadProblems } from '../services/validate-leads.js'
+import { detailsFromSchemaErrors, type SchemaError } from '../validation-details.js'
+
+/**
+ * A body the schema refused: its problems plus those the domain checks find on the fields that do
+ * have the right type, in one 400 (DECISIONS section 3: every problem, not only the first).
+ */
+async function rejectWithEveryProblem(
+  ctx: ApiContext,
+  body: unknown,
+  errors: readonly SchemaError[],
+): Promise<never> {
+  // With no Content-Type and no bytes Fastify runs no parser: an empty body is not JSON.
+  if (body === undefined) throw new ApiError('invalid_json')
+  const schemaProblems = detailsFromSchemaErrors(errors)
+  const batched = typeof body === 'object' && body !== null && 'leads' in body
+  const items = batched ? (body as { leads: unknown }).leads : [body]
+  const { problems } = Array.isArray(items)
+    ? await leadProblems(
+        { db: ctx.db.db, mode: ctx.config.callbackMode, zone: ctx.config.timezone },
+        items.slice(0, MAX_BATCH),
+        batched,
+        new Set(schemaProblems.map((p) => p.field)),
+      )
+    : { problems: [] }
+  throw validationFailed([...schemaProblems, ...problems])
+}
 
 /** POST /api/leads and POST /api/master: one handler, one lead or a batch of 1-500. */
 export function pushRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
@@ -13,6 +40,8 @@ export function pushRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
       app.post(
         url,
         {
+          // Schema errors are handled below, so the domain checks can add theirs to the same answer.
+          attachValidation: true,
           schema: {
             summary: 'Upsert one lead or a batch by oli_id',
             body,
@@ -20,6 +49,8 @@ export function pushRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
           },
         },
         async (request, reply) => {
+          if (request.validationError)
+            await rejectWithEveryProblem(ctx, request.body, request.validationError.validation)
           const sent = request.body as LeadInput | { leads: LeadInput[] }
           const batched = 'leads' in sent
           const leads = batched ? sent.leads : [sent]

@@ -23,66 +23,104 @@ export interface LeadCheckContext {
   zone: string
 }
 
+/** A field's value when it has the expected type and the schema did not already report it. */
+function typed<T>(
+  lead: Record<string, unknown>,
+  field: string,
+  path: string,
+  reported: ReadonlySet<string>,
+  is: (v: unknown) => v is T,
+): T | undefined {
+  const v = lead[field]
+  return !reported.has(path) && is(v) ? v : undefined
+}
+const isString = (v: unknown): v is string => typeof v === 'string'
+const isInteger = (v: unknown): v is number => Number.isInteger(v)
+
 /**
  * The checks the schema cannot make: phone digits, callback time format and calendar validity,
  * priority existence, callback-on-priority rules of both modes, pinned agents on the roster,
- * duplicate `oli_id`s in one batch. Collects every problem of every lead, then throws once.
+ * duplicate `oli_id`s in one batch. Runs on every lead even when the schema has already failed (on the
+ * fields that have the right type and were not reported), so one answer lists every problem.
  */
-export async function checkLeads(
+export async function leadProblems(
   ctx: LeadCheckContext,
-  leads: LeadInput[],
+  items: readonly unknown[],
   batched: boolean,
-): Promise<CheckedLead[]> {
+  reported: ReadonlySet<string> = new Set(),
+): Promise<{ problems: FieldProblem[]; checked: CheckedLead[] }> {
+  const leads = items.map((x) =>
+    typeof x === 'object' && x !== null && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined,
+  )
   const priorities = await loadActivePriorities(ctx.db)
   const agentIds =
-    ctx.mode === 'pinned' ? [...new Set(leads.flatMap((l) => (l.agent_id == null ? [] : [l.agent_id])))] : []
+    ctx.mode === 'pinned'
+      ? [...new Set(leads.flatMap((l) => (l && isInteger(l.agent_id) ? [l.agent_id] : [])))]
+      : []
   const knownAgents = await findEmployeesWithExtension(ctx.db, agentIds)
   const problems: FieldProblem[] = []
+  const checked: CheckedLead[] = []
   const seen = new Map<string, number>()
-  const checked = leads.map((lead, i) => {
+  leads.forEach((lead, i) => {
+    if (!lead) return
     const at = (field: string) => (batched ? `leads[${i}].${field}` : field)
     const problem = (field: string, message: string) => problems.push({ field: at(field), message })
+    const str = (field: string) => typed(lead, field, at(field), reported, isString)
+    const int = (field: string) => typed(lead, field, at(field), reported, isInteger)
 
-    for (const field of [
-      'oli_id',
-      'client_name',
-      'form_type',
-      'phone_number',
-      'callback_scheduled_at',
-    ] as const) {
-      const v = lead[field]
-      if (typeof v === 'string' && !isWellFormedText(v)) problem(field, 'must be valid Unicode text')
+    for (const field of ['oli_id', 'client_name', 'form_type', 'phone_number', 'callback_scheduled_at']) {
+      const v = str(field)
+      if (v !== undefined && !isWellFormedText(v)) problem(field, 'must be valid Unicode text')
     }
-    if (seen.has(lead.oli_id))
-      problem('oli_id', `duplicate oli_id in batch (also leads[${seen.get(lead.oli_id)}])`)
-    else seen.set(lead.oli_id, i)
+    const oliId = str('oli_id')
+    if (oliId !== undefined) {
+      if (seen.has(oliId)) problem('oli_id', `duplicate oli_id in batch (also leads[${seen.get(oliId)}])`)
+      else seen.set(oliId, i)
+    }
 
-    const phone = normalisePhone(lead.phone_number)
-    if (!phone.ok) problem('phone_number', phone.message)
+    const rawPhone = str('phone_number')
+    const phone = rawPhone === undefined ? undefined : normalisePhone(rawPhone)
+    if (phone && !phone.ok) problem('phone_number', phone.message)
 
-    const priority = priorities.get(lead.priority_id)
-    if (!priority) problem('priority_id', 'unknown priority_id')
+    const priorityId = int('priority_id')
+    const priority = priorityId === undefined ? undefined : priorities.get(priorityId)
+    if (priorityId !== undefined && !priority) problem('priority_id', 'unknown priority_id')
 
-    const agentId = ctx.mode === 'pinned' ? (lead.agent_id ?? null) : null
+    const agentId = ctx.mode === 'pinned' ? (int('agent_id') ?? null) : null
     if (agentId !== null && !knownAgents.has(agentId)) {
       problem('agent_id', 'unknown agent_id or the employee has no extension')
     }
 
     let callbackAt: Date | null = null
-    const rawTime = lead.callback_scheduled_at
-    if (rawTime != null) {
+    const rawTime = str('callback_scheduled_at')
+    if (rawTime !== undefined) {
       const parsed = parseCallbackTime(rawTime, ctx.zone)
       if (!parsed.ok) problem('callback_scheduled_at', parsed.message)
       else callbackAt = parsed.at
       const allowed =
-        ctx.mode === 'pool' ? priority?.isCallback === true : PINNED_CALLBACK_PRIORITIES.has(lead.priority_id)
+        ctx.mode === 'pool' ? priority?.isCallback === true : PINNED_CALLBACK_PRIORITIES.has(priorityId ?? -1)
       if (priority && !allowed)
         problem('callback_scheduled_at', 'callback_scheduled_at only allowed for callback priorities')
-      if (ctx.mode === 'pinned' && agentId === null)
+      if (ctx.mode === 'pinned' && lead.agent_id == null && !reported.has(at('agent_id')))
         problem('agent_id', 'agent_id is required with callback_scheduled_at')
     }
-    return { input: lead, phoneDigits: phone.ok ? phone.digits : '', callbackAt, agentId }
+    checked.push({
+      input: lead as unknown as LeadInput,
+      phoneDigits: phone?.ok ? phone.digits : '',
+      callbackAt,
+      agentId,
+    })
   })
+  return { problems, checked }
+}
+
+/** `leadProblems` for a body the schema accepted: the checked leads, or a 400 listing every problem. */
+export async function checkLeads(
+  ctx: LeadCheckContext,
+  leads: LeadInput[],
+  batched: boolean,
+): Promise<CheckedLead[]> {
+  const { problems, checked } = await leadProblems(ctx, leads, batched)
   if (problems.length > 0) throw validationFailed(problems)
   return checked
 }
