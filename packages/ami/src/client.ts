@@ -156,6 +156,48 @@ export class AmiClient extends EventEmitter {
     return this.#send(manager, action, timeoutMs)
   }
 
+  /**
+   * A list action (DeviceStateList, CoreShowChannels): resolves with the item events that carry its
+   * ActionID, once the `...Complete` event (`EventList: Complete`) arrives.
+   */
+  async listAction(
+    action: Record<string, unknown>,
+    timeoutMs = this.#options.actionTimeoutMs,
+  ): Promise<AmiMessage[]> {
+    const actionid = this.nextActionId()
+    const items: AmiMessage[] = []
+    let finish!: () => void
+    const complete = new Promise<void>((resolve) => {
+      finish = resolve
+    })
+    const onEvent = (event: AmiMessage) => {
+      if (header(event, 'actionid') !== actionid) return
+      if (header(event, 'eventlist')?.toLowerCase() === 'complete') finish()
+      else items.push(event)
+    }
+    this.on('event', onEvent)
+    let timer: NodeJS.Timeout | undefined
+    try {
+      await this.action({ ...action, actionid }, timeoutMs)
+      await Promise.race([
+        complete,
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () =>
+              reject(
+                new AmiActionError(`AMI list ${String(action.action)} not complete within ${timeoutMs} ms`),
+              ),
+            timeoutMs,
+          )
+        }),
+      ])
+      return items
+    } finally {
+      clearTimeout(timer)
+      this.off('event', onEvent)
+    }
+  }
+
   #send(
     manager: ReturnType<typeof createManager>,
     action: Record<string, unknown>,

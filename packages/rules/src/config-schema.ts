@@ -139,6 +139,7 @@ export const EnvConfigSchema = Type.Object({
   ringTimeoutSeconds: seconds(1, 30),
   callTimeoutSeconds: seconds(1, 7200),
   holdTimeoutSeconds: seconds(1, 30),
+  wrapSeconds: seconds(0, 10),
   // Lines dialed per idle agent in predictive mode; fractional levels (1.5) are usual.
   maxDialLevel: Type.Number({ minimum: 1, maximum: 10, default: 3, description: 'a number 1-10' }),
   // Ofcom's rule: a live call must reach an agent within 2 s or it counts as abandoned.

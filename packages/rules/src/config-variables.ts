@@ -89,6 +89,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('RING_TIMEOUT_SECONDS', ['ringTimeoutSeconds'], asInteger),
   variable('CALL_TIMEOUT_SECONDS', ['callTimeoutSeconds'], asInteger),
   variable('HOLD_TIMEOUT_SECONDS', ['holdTimeoutSeconds'], asInteger),
+  variable('WRAP_SECONDS', ['wrapSeconds'], asInteger),
   variable('MAX_DIAL_LEVEL', ['maxDialLevel'], asNumber),
   variable('COMPLIANCE_SECONDS', ['complianceSeconds'], asNumber),
   variable('ABANDON_RATE_MAX', ['abandonRateMax'], asNumber),

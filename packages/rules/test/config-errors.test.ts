@@ -49,6 +49,7 @@ const REFUSED: Array<[string, string, string]> = [
   ['RING_TIMEOUT_SECONDS', '0', 'an integer 1-2147483 (seconds)'],
   ['CALL_TIMEOUT_SECONDS', '2h', 'an integer 1-2147483 (seconds)'],
   ['HOLD_TIMEOUT_SECONDS', '-5', 'an integer 1-2147483 (seconds)'],
+  ['WRAP_SECONDS', '-1', 'an integer 0-2147483 (seconds)'],
   ['MAX_DIAL_LEVEL', '0.5', 'a number 1-10'],
   ['MAX_DIAL_LEVEL', 'three', 'a number 1-10'],
   ['COMPLIANCE_SECONDS', '0', 'a number of seconds above 0, at most 60'],

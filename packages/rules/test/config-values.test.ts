@@ -46,6 +46,7 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['RING_TIMEOUT_SECONDS', '25', 25],
   ['CALL_TIMEOUT_SECONDS', '3600', 3600],
   ['HOLD_TIMEOUT_SECONDS', '45', 45],
+  ['WRAP_SECONDS', '0', 0],
   ['MAX_DIAL_LEVEL', '2.5', 2.5],
   ['COMPLIANCE_SECONDS', '1.5', 1.5],
   ['ABANDON_RATE_MAX', '0.05', 0.05],

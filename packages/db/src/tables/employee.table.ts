@@ -15,6 +15,9 @@ export interface EmployeeTable {
   panel_seen_at: string | null
   /** UTC: end of the wrap-up time after the agent's last call. */
   wrap_until: string | null
+  /** Dialer holding this agent on a call (cleared at settle), and since when (refreshed by its heartbeat). */
+  on_call_by: Generated<string | null>
+  on_call_since: Generated<string | null>
 }
 
 export type Employee = Selectable<EmployeeTable>

@@ -1,0 +1,5 @@
+export { amiHealthConnection, notConfiguredAmi } from './ami-status.js'
+export { BODY_LIMIT, type BuildOptions, buildApp, RATE_LIMIT } from './app.js'
+export type { AmiStatus, AmiStatusSource, ApiContext } from './context.js'
+export { WarnLogBuffer } from './log-buffer.js'
+export { ApiMetrics } from './metrics.js'

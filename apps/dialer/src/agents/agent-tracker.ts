@@ -1,0 +1,60 @@
+import { fromDbTime } from '@hold-dialer/rules'
+import type { RosterRow } from '../sql/agents.js'
+
+/** An agent's panel must have been seen within this window to count as present (DECISIONS section 5). */
+export const PANEL_FRESH_MS = 30_000
+
+export interface Agent {
+  id: number
+  name: string
+  extension: string
+  email: string | null
+}
+
+/**
+ * Who can take a call now. Readiness comes from `dialer_employee` (refreshed by polling), the desk's
+ * device state from AMI DeviceStateChange events (and a DeviceStateList at each login). An agent is
+ * available when active, panel-active, presence ready, device idle, wrap-up over, and not held on a
+ * call by any dialer.
+ */
+export class AgentTracker {
+  #roster: RosterRow[] = []
+  readonly #deviceState = new Map<string, string>()
+
+  constructor(private readonly deviceOf: (extension: string) => string) {}
+
+  setRoster(rows: RosterRow[]): void {
+    this.#roster = rows
+  }
+
+  /** AMI `Device` / `State` from DeviceStateChange (or a DeviceStateList item). */
+  setDeviceState(device: string, state: string): void {
+    this.#deviceState.set(device.toLowerCase(), state.toUpperCase())
+  }
+
+  clearDeviceStates(): void {
+    this.#deviceState.clear()
+  }
+
+  deviceState(extension: string): string | undefined {
+    return this.#deviceState.get(this.deviceOf(extension).toLowerCase())
+  }
+
+  available(now: Date, busyHere: ReadonlySet<number>): Agent[] {
+    const out: Agent[] = []
+    for (const r of this.#roster) {
+      if (!r.extension || r.is_active !== 1 || r.presence !== 'ready') continue
+      if (r.on_call_by !== null || busyHere.has(r.id)) continue
+      if (!r.panel_seen_at || now.getTime() - fromDbTime(r.panel_seen_at).getTime() > PANEL_FRESH_MS) continue
+      if (r.wrap_until && fromDbTime(r.wrap_until).getTime() > now.getTime()) continue
+      if (this.deviceState(r.extension) !== 'NOT_INUSE') continue
+      out.push({ id: r.id, name: r.name, extension: r.extension, email: r.email })
+    }
+    return out
+  }
+
+  byId(id: number): Agent | undefined {
+    const r = this.#roster.find((x) => x.id === id)
+    return r?.extension ? { id: r.id, name: r.name, extension: r.extension, email: r.email } : undefined
+  }
+}

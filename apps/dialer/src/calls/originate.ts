@@ -1,0 +1,49 @@
+import type { Agent } from '../agents/agent-tracker.js'
+import type { ClaimedLead } from '../sql/claim.js'
+
+export interface OriginateSettings {
+  agentChannelTemplate: string
+  customerContext: string
+  ringTimeoutSeconds: number
+  dialerId: string
+}
+
+/** `PJSIP/{extension}` -> `PJSIP/1001`. */
+export function agentChannel(template: string, extension: string): string {
+  return template.replaceAll('{extension}', extension)
+}
+
+/** The device name AMI reports for a channel template (`PJSIP/{extension}` -> `PJSIP/1001`, `@...` dropped). */
+export function agentDevice(template: string, extension: string): string {
+  return agentChannel(template, extension).split('@')[0] ?? ''
+}
+
+/**
+ * Progressive mode's Originate: the agent's desk rings first; when the agent answers, the dialplan
+ * context CUSTOMER_CONTEXT dials the customer's number (the `Exten`), e.g.
+ *   [dialer-outbound]
+ *   exten => _X.,1,Dial(PJSIP/${EXTEN}@trunk,30)
+ * `ChannelId` makes the agent leg's Uniqueid (and so every leg's Linkedid) known before any event.
+ */
+export function progressiveOriginate(
+  s: OriginateSettings,
+  agent: Agent,
+  lead: ClaimedLead,
+  key: string,
+  actionId: string,
+) {
+  return {
+    action: 'Originate',
+    actionid: actionId,
+    channel: agentChannel(s.agentChannelTemplate, agent.extension),
+    context: s.customerContext,
+    exten: lead.phone_number,
+    priority: 1,
+    async: 'true',
+    timeout: s.ringTimeoutSeconds * 1000,
+    channelid: key,
+    // The agent's phone shows who is about to be called.
+    callerid: `"${lead.client_name.replace(/["<>\r\n]/g, '')}" <${lead.phone_number}>`,
+    variable: { HD_LEAD_ID: String(lead.id), HD_OLI_ID: lead.oli_id, HD_DIALER: s.dialerId },
+  }
+}

@@ -1,0 +1,397 @@
+import { randomBytes } from 'node:crypto'
+import { type AmiClient, type AmiMessage, header } from '@hold-dialer/ami'
+import { type Db, withTransaction } from '@hold-dialer/db'
+import { type Config, isWithinWorkingHours, toDbTime } from '@hold-dialer/rules'
+import type { Logger } from 'pino'
+import { AgentTracker } from './agents/agent-tracker.js'
+import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tracker.js'
+import { agentDevice, progressiveOriginate } from './calls/originate.js'
+import { type SettleContext, settleCall } from './settle.js'
+import { loadDialablePriorities, loadRoster } from './sql/agents.js'
+import { type ClaimedLead, claimNextLead } from './sql/claim.js'
+import { refreshReservations, writeHeartbeat } from './sql/heartbeat.js'
+import {
+  expiredReservations,
+  ownReservations,
+  releaseReservation,
+  releaseStaleAgents,
+} from './sql/release-stale.js'
+import { releaseAgent, takeAgent } from './sql/take-agent.js'
+
+export interface DialerDeps {
+  config: Config
+  db: Db
+  ami: AmiClient
+  logger: Logger
+  dialerId: string
+  hostname: string
+  now?: () => Date
+  /** Loop periods, ms (tests shorten them). */
+  timing?: Partial<DialerTiming>
+}
+
+export interface DialerTiming {
+  claimIdleMs: number
+  rosterMs: number
+  staleMs: number
+  expireMs: number
+  settleRetryMs: number
+}
+
+const DEFAULT_TIMING: DialerTiming = {
+  claimIdleMs: 500,
+  rosterMs: 1000,
+  staleMs: 30_000,
+  expireMs: 1000,
+  settleRetryMs: 2000,
+}
+
+/** A lead whose originate failed is not claimed again by this dialer for this long. */
+const FAILED_ORIGINATE_COOLDOWN_MS = 60_000
+
+interface PendingSettle {
+  call: TrackedCall
+  result: CallResult
+}
+
+export interface DialerStats {
+  claims: number
+  settled: number
+  restored: number
+  originateFailures: number
+  settleErrors: number
+}
+
+/**
+ * The progressive dialer: for each available agent it claims a lead (agent and lead taken in one
+ * transaction), originates to the agent's desk, follows the call's AMI events and settles the result.
+ * While AMI is down it claims nothing. Results that cannot be written (database down) are kept and
+ * written again until they are: a finished call is never lost.
+ */
+export class Dialer {
+  readonly stats: DialerStats = { claims: 0, settled: 0, restored: 0, originateFailures: 0, settleErrors: 0 }
+  readonly #d: DialerDeps
+  readonly #now: () => Date
+  readonly #timing: DialerTiming
+  readonly #agents: AgentTracker
+  readonly #calls: CallTracker
+  readonly #settle: SettleContext
+  readonly #pending: PendingSettle[] = []
+  readonly #cooldown = new Map<number, number>()
+  readonly #timers: NodeJS.Timeout[] = []
+  #dialable: number[] = []
+  #synced = false
+  #stopping = false
+  #claiming: Promise<void> | undefined
+  #startedAt: Date
+  #settling = new Set<Promise<unknown>>()
+
+  constructor(deps: DialerDeps) {
+    this.#d = deps
+    this.#now = deps.now ?? (() => new Date())
+    this.#startedAt = this.#now()
+    this.#timing = { ...DEFAULT_TIMING, ...deps.timing }
+    const template = deps.config.agentChannelTemplate
+    this.#agents = new AgentTracker((ext) => agentDevice(template, ext))
+    this.#calls = new CallTracker(this.#now, (call, result) => this.#onFinished(call, result))
+    this.#settle = {
+      db: deps.db.db,
+      dialerId: deps.dialerId,
+      mode: deps.config.callbackMode,
+      dialMode: 'progressive',
+      policy: deps.config.retryPolicy,
+      abandonRetrySeconds: deps.config.abandonRetrySeconds,
+      wrapSeconds: deps.config.wrapSeconds,
+      rnrMailTo: deps.config.smtp.to,
+      now: this.#now,
+    }
+  }
+
+  get activeCalls(): number {
+    return this.#calls.size
+  }
+
+  async start(): Promise<void> {
+    const { ami } = this.#d
+    ami.on('event', (e: AmiMessage) => this.#onEvent(e))
+    ami.on('state', (s: string) => {
+      this.#d.logger.info({ ami: s }, 'AMI state')
+      if (s === 'connected') void this.#sync()
+      else this.#synced = false
+    })
+    await this.#refreshRoster()
+    await this.#heartbeat()
+    if (ami.state === 'connected') await this.#sync()
+    this.#every(this.#timing.rosterMs, () => this.#refreshRoster())
+    this.#every(this.#d.config.heartbeatSeconds * 1000, () => this.#heartbeat())
+    this.#every(this.#timing.staleMs, () => this.#releaseExpired())
+    this.#every(this.#timing.expireMs, async () => this.#expireCalls())
+    this.#every(this.#timing.settleRetryMs, () => this.#retryPendingSettles())
+    this.#scheduleClaim(0)
+  }
+
+  /** Stops claiming, waits up to `graceMs` for calls in progress to finish and be settled. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.#stopping = true
+    for (const t of this.#timers) clearTimeout(t)
+    await this.#claiming
+    const deadline = Date.now() + graceMs
+    while ((this.#calls.size > 0 || this.#settling.size > 0) && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    await Promise.allSettled([...this.#settling])
+    await this.#retryPendingSettles()
+    await this.#heartbeat('stopped').catch(() => {})
+  }
+
+  #every(ms: number, fn: () => Promise<unknown>): void {
+    const run = async () => {
+      if (this.#stopping) return
+      try {
+        await fn()
+      } catch (err) {
+        this.#d.logger.warn({ err: (err as Error).message }, 'periodic task failed')
+      }
+      if (!this.#stopping) this.#timers.push(setTimeout(run, ms))
+    }
+    this.#timers.push(setTimeout(run, ms))
+  }
+
+  #scheduleClaim(ms: number): void {
+    if (this.#stopping) return
+    this.#timers.push(
+      setTimeout(() => {
+        this.#claiming = this.#claimRound()
+          .catch((err: Error) => {
+            this.#d.logger.warn({ err: err.message }, 'claim round failed')
+            return 0
+          })
+          .then((claimed) => this.#scheduleClaim(claimed > 0 ? 0 : this.#timing.claimIdleMs))
+      }, ms),
+    )
+  }
+
+  /** One pass over the available agents; returns how many calls it started. */
+  async #claimRound(): Promise<number> {
+    if (!this.#synced || this.#d.ami.state !== 'connected' || this.#stopping) return 0
+    const now = this.#now()
+    const inHours = isWithinWorkingHours(now, this.#d.config.hours)
+    const busyHere = new Set(this.#calls.active().flatMap((c) => (c.agent ? [c.agent.id] : [])))
+    const cutoff = now.getTime() - FAILED_ORIGINATE_COOLDOWN_MS
+    for (const [id, at] of this.#cooldown) if (at < cutoff) this.#cooldown.delete(id)
+    let started = 0
+    for (const agent of this.#agents.available(now, busyHere)) {
+      if (this.#stopping) break
+      const lead = await withTransaction(this.#d.db.db, async (trx) => {
+        if (!(await takeAgent(trx, agent.id, this.#d.dialerId, now))) return undefined
+        const claimed = await claimNextLead(trx, {
+          dialerId: this.#d.dialerId,
+          now,
+          inHours,
+          dialablePriorities: this.#dialable,
+          pinnedAgentId: this.#d.config.callbackMode === 'pinned' ? agent.id : null,
+          excludeIds: [...this.#cooldown.keys()],
+        })
+        if (!claimed) await releaseAgent(trx, agent.id, this.#d.dialerId, null)
+        return claimed
+      })
+      if (!lead) continue
+      this.stats.claims += 1
+      started += 1
+      await this.#originate(agent, lead, now)
+    }
+    return started
+  }
+
+  async #originate(
+    agent: NonNullable<ReturnType<AgentTracker['byId']>>,
+    lead: ClaimedLead,
+    now: Date,
+  ): Promise<void> {
+    const key = `hd-${lead.id}-${randomBytes(4).toString('hex')}`
+    const actionId = this.#d.ami.nextActionId()
+    const cfg = this.#d.config
+    this.#calls.add({
+      key,
+      actionId,
+      leadId: lead.id,
+      oliId: lead.oli_id,
+      phone: lead.phone_number,
+      agent,
+      startedAt: now,
+      deadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds * 2 + cfg.callTimeoutSeconds) * 1000),
+      originateDeadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + 30) * 1000),
+    })
+    const action = progressiveOriginate(
+      {
+        agentChannelTemplate: cfg.agentChannelTemplate,
+        customerContext: cfg.customerContext,
+        ringTimeoutSeconds: cfg.ringTimeoutSeconds,
+        dialerId: this.#d.dialerId,
+      },
+      agent,
+      lead,
+      key,
+      actionId,
+    )
+    try {
+      await this.#d.ami.action(action)
+    } catch (err) {
+      const refused = (err as { reply?: unknown }).reply !== undefined
+      this.stats.originateFailures += 1
+      this.#d.logger.warn({ lead: lead.id, err: (err as Error).message, refused }, 'originate not accepted')
+      // A refusal is final. A timeout may still have placed the call: wait for its events until the
+      // originate deadline before treating it as never placed.
+      if (refused) this.#calls.originateRefused(key)
+    }
+  }
+
+  #onEvent(event: AmiMessage): void {
+    const name = header(event, 'event')
+    if (name === 'DeviceStateChange') {
+      const device = header(event, 'device')
+      const state = header(event, 'state')
+      if (device && state) this.#agents.setDeviceState(device, state)
+    }
+    this.#calls.handle(event)
+  }
+
+  #onFinished(call: TrackedCall, result: CallResult): void {
+    // A lead whose call was never placed is not offered again at once: a PBX that refuses every
+    // originate must not turn into a tight claim/restore loop.
+    if (result.outcome === 'Failed') this.#cooldown.set(call.leadId, this.#now().getTime())
+    this.#d.logger.info(
+      {
+        lead: call.leadId,
+        oli_id: call.oliId,
+        outcome: result.outcome,
+        why: result.why,
+        dialStatus: result.dialStatus,
+      },
+      'call finished',
+    )
+    this.#writeSettle({ call, result })
+  }
+
+  #writeSettle(p: PendingSettle): void {
+    const job = settleCall(this.#settle, p.call, p.result)
+      .then((outcome) => {
+        if (outcome === 'restored') this.stats.restored += 1
+        else if (outcome === 'settled') this.stats.settled += 1
+        else
+          this.#d.logger.warn(
+            { lead: p.call.leadId },
+            'settle skipped: the reservation is no longer this dialer’s',
+          )
+      })
+      .catch((err: Error) => {
+        this.stats.settleErrors += 1
+        this.#d.logger.error({ lead: p.call.leadId, err: err.message }, 'settle failed; kept to write again')
+        this.#pending.push(p)
+      })
+      .finally(() => this.#settling.delete(job))
+    this.#settling.add(job)
+  }
+
+  async #retryPendingSettles(): Promise<void> {
+    const batch = this.#pending.splice(0)
+    for (const p of batch) this.#writeSettle(p)
+    await Promise.allSettled([...this.#settling])
+  }
+
+  async #refreshRoster(): Promise<void> {
+    this.#agents.setRoster(await loadRoster(this.#d.db.db))
+    this.#dialable = await loadDialablePriorities(this.#d.db.db)
+  }
+
+  async #heartbeat(state?: string): Promise<void> {
+    const now = this.#now()
+    const active = this.#calls.active()
+    await refreshReservations(
+      this.#d.db.db,
+      this.#d.dialerId,
+      active.map((c) => c.leadId),
+      active.flatMap((c) => (c.agent ? [c.agent.id] : [])),
+      now,
+    )
+    await writeHeartbeat(this.#d.db.db, {
+      dialer_id: this.#d.dialerId,
+      hostname: this.#d.hostname,
+      pid: process.pid,
+      dial_mode: this.#d.config.dialMode,
+      started_at: toDbTime(this.#startedAt),
+      seen_at: toDbTime(now),
+      ami_state: state ?? this.#d.ami.state,
+      active_calls: active.length,
+      details: JSON.stringify({ ...this.stats, pendingSettles: this.#pending.length }),
+    })
+  }
+
+  /**
+   * At each AMI login: learn the desks' device states, settle calls that ended while events were lost,
+   * and release this dialer's reservations that have no live channel (a restart after a crash).
+   */
+  async #sync(): Promise<void> {
+    try {
+      const devices = await this.#d.ami.listAction({ action: 'DeviceStateList' })
+      this.#agents.clearDeviceStates()
+      for (const d of devices) {
+        const device = header(d, 'device')
+        const state = header(d, 'state')
+        if (device && state) this.#agents.setDeviceState(device, state)
+      }
+      const channels = await this.#d.ami.listAction({ action: 'CoreShowChannels' })
+      const live = new Set(
+        channels.flatMap((c) =>
+          [header(c, 'linkedid'), header(c, 'uniqueid')].filter((x): x is string => !!x),
+        ),
+      )
+      this.#calls.reconcile(live)
+      const mine = await ownReservations(this.#d.db.db, this.#d.dialerId)
+      const tracked = new Set(this.#calls.active().map((c) => c.leadId))
+      let released = 0
+      for (const row of mine) {
+        if (tracked.has(row.id)) continue
+        const prefix = `hd-${row.id}-`
+        if ([...live].some((id) => id.startsWith(prefix))) {
+          this.#d.logger.warn(
+            { lead: row.id },
+            'a call of a previous run is still live: left reserved until it ends',
+          )
+          continue
+        }
+        if (await releaseReservation(this.#d.db.db, row.id, this.#d.dialerId)) released += 1
+      }
+      const busy = this.#calls.active().flatMap((c) => (c.agent ? [c.agent.id] : []))
+      await releaseStaleAgents(this.#d.db.db, { heldBy: this.#d.dialerId, except: busy })
+      if (released > 0)
+        this.#d.logger.info({ released }, 'released reservations of a previous run with no live channel')
+      this.#synced = true
+    } catch (err) {
+      this.#d.logger.warn(
+        { err: (err as Error).message },
+        'AMI sync failed; claiming waits for the next login',
+      )
+    }
+  }
+
+  async #expireCalls(): Promise<void> {
+    for (const call of this.#calls.expire()) {
+      for (const leg of call.legs.values()) {
+        if (!leg.hungUp) await this.#d.ami.action({ action: 'Hangup', channel: leg.name }).catch(() => {})
+      }
+    }
+  }
+
+  /** Any dialer releases reservations whose holder stopped refreshing them (DECISIONS section 8). */
+  async #releaseExpired(): Promise<void> {
+    const timeout = this.#d.config.reservationTimeoutSeconds
+    const { cutoff, rows } = await expiredReservations(this.#d.db.db, this.#now(), timeout)
+    let released = 0
+    for (const r of rows)
+      if (await releaseReservation(this.#d.db.db, r.id, r.reservedBy, cutoff)) released += 1
+    const agents = await releaseStaleAgents(this.#d.db.db, { olderThan: cutoff })
+    if (released + agents > 0)
+      this.#d.logger.warn({ released, agents, timeout }, 'released expired reservations')
+  }
+}

@@ -1,0 +1,72 @@
+import { hostname } from 'node:os'
+import { AmiClient } from '@hold-dialer/ami'
+import { connect, migrate } from '@hold-dialer/db'
+import { describeConfig, parseConfig } from '@hold-dialer/rules'
+import pino from 'pino'
+import { Dialer } from './dialer.js'
+import { RnrMailer } from './mail/rnr-mailer.js'
+
+/** Process concerns only: configuration, logger, AMI connection, graceful shutdown. */
+function loadConfig() {
+  try {
+    const config = parseConfig(process.env, { hostZone: Intl.DateTimeFormat().resolvedOptions().timeZone })
+    const missing = (['host', 'username', 'secret'] as const).filter((k) => !config.ami[k])
+    if (missing.length > 0) {
+      throw new Error(`the dialer needs ${missing.map((k) => `AMI_${k.toUpperCase()}`).join(', ')}`)
+    }
+    return config
+  } catch (error) {
+    process.stderr.write(`dialer: configuration error: ${(error as Error).message}\n`)
+    process.exit(2)
+  }
+}
+
+const config = loadConfig()
+// The reservation owner must survive a restart (DECISIONS section 8: a dialer releases its own stale
+// reservations when it starts), so the default is the host name, not the pid.
+const dialerId = config.dialerId ?? hostname()
+const logger = pino({
+  level: config.logLevel,
+  name: 'dialer',
+  base: { dialer: dialerId },
+  redact: ['*.secret', '*.password'],
+})
+
+const db = connect(config.databaseUrl)
+if (config.dbMigrateOnStart) {
+  const result = await migrate(db)
+  logger.info({ applied: result.applied }, 'database migrated')
+}
+const ami = new AmiClient({
+  host: config.ami.host!,
+  port: config.ami.port,
+  username: config.ami.username!,
+  secret: config.ami.secret!,
+  events: true,
+  pingIntervalMs: config.amiPingSeconds * 1000,
+  actionTimeoutMs: config.amiActionTimeoutMs,
+  actionIdPrefix: `${dialerId}-${process.pid}`,
+})
+const dialer = new Dialer({ config, db, ami, logger, dialerId, hostname: hostname() })
+const mailer = new RnrMailer({ db: db.db, smtp: config.smtp, logger })
+await dialer.start()
+mailer.start()
+void ami.start()
+logger.info({ config: describeConfig(config) }, 'dialer started')
+
+let closing = false
+async function shutdown(signal: string) {
+  if (closing) return
+  closing = true
+  logger.info(
+    { signal, activeCalls: dialer.activeCalls },
+    'stopping: no new claims, letting calls in progress finish',
+  )
+  await dialer.stop(15_000)
+  await mailer.stop()
+  await ami.close()
+  await db.close()
+  logger.info('stopped')
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'))
+process.on('SIGINT', () => void shutdown('SIGINT'))

@@ -1,0 +1,122 @@
+import { archiveLead, type Database, withTransaction } from '@hold-dialer/db'
+import { type RetryPolicy, toDbTime } from '@hold-dialer/rules'
+import type { Kysely } from 'kysely'
+import type { CallResult, TrackedCall } from './calls/call-tracker.js'
+import { settlePlan } from './calls/settle-plan.js'
+import { attemptTimesSince, recordAttempt } from './sql/attempts.js'
+import { lockReservedLead } from './sql/lock-reserved-lead.js'
+import { restoreLead } from './sql/restore-lead.js'
+import { queueRnrMail } from './sql/rnr-outbox.js'
+import { settleLead } from './sql/settle-lead.js'
+import { releaseAgent } from './sql/take-agent.js'
+
+export interface SettleContext {
+  db: Kysely<Database>
+  dialerId: string
+  mode: 'pool' | 'pinned'
+  dialMode: 'progressive' | 'predictive'
+  policy: RetryPolicy
+  abandonRetrySeconds: number
+  wrapSeconds: number
+  rnrMailTo: string | undefined
+  now: () => Date
+}
+
+export type SettleOutcome = 'settled' | 'restored' | 'not-ours'
+
+/**
+ * Writes a finished call in one transaction: the attempt row, the lead's new state (the retry
+ * schedule, pool mode's archive at max_tries, pinned mode's RNR mail), and the agent freed into
+ * wrap-up. A failed originate restores the lead's previous status and counts nothing.
+ */
+export async function settleCall(
+  ctx: SettleContext,
+  call: TrackedCall,
+  result: CallResult,
+): Promise<SettleOutcome> {
+  const now = ctx.now()
+  return withTransaction(ctx.db, async (trx) => {
+    const agentId = call.agent?.id
+    const wrapUntil = new Date(now.getTime() + ctx.wrapSeconds * 1000)
+    const lead = await lockReservedLead(trx, call.leadId, ctx.dialerId)
+    if (!lead) {
+      if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, null)
+      return 'not-ours' as const
+    }
+    if (result.outcome === 'Failed') {
+      await restoreLead(trx, lead.id, lead.previous_status)
+      if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, null)
+      return 'restored' as const
+    }
+    const startedAt = toDbTime(call.startedAt)
+    const callCount = lead.call_count + 1
+    await recordAttempt(trx, {
+      master_id: lead.id,
+      oli_id: lead.oli_id,
+      attempt_no: callCount,
+      dialer_id: ctx.dialerId,
+      dial_mode: ctx.dialMode,
+      agent_id: result.answeredAt && call.agent ? call.agent.id : null,
+      agent_extension: call.agent?.extension ?? null,
+      phone_number: lead.phone_number,
+      action_id: call.actionId,
+      uniqueid: result.customerUniqueid,
+      linkedid: call.key,
+      outcome: result.outcome,
+      ami_dial_status: result.dialStatus,
+      originate_reason: result.originateReason,
+      hangup_cause: result.hangupCause,
+      hangup_cause_txt: result.hangupCauseTxt,
+      hangup_by: result.hangupBy,
+      started_at: startedAt,
+      answered_at: result.answeredAt && toDbTime(result.answeredAt),
+      ended_at: toDbTime(result.endedAt),
+      talk_seconds: result.answeredAt
+        ? Math.max(0, Math.round((result.endedAt.getTime() - result.answeredAt.getTime()) / 1000))
+        : null,
+    })
+    const firstAttemptAt = lead.first_attempt_at ?? startedAt
+    const attempts = await attemptTimesSince(trx, lead.id, firstAttemptAt)
+    const plan = settlePlan({
+      outcome: result.outcome,
+      mode: ctx.mode,
+      attempts,
+      now,
+      policy: ctx.policy,
+      abandonRetrySeconds: ctx.abandonRetrySeconds,
+      isRnrSent: lead.isRnrSent === 1,
+    })
+    await settleLead(trx, lead.id, {
+      plan,
+      callCount,
+      firstAttemptAt,
+      lastAttemptAt: startedAt,
+      lastDialResult: result.dialStatus ?? result.outcome,
+      hangupBy: result.hangupBy,
+      hangupCause:
+        result.hangupCause === null ? null : `${result.hangupCause} ${result.hangupCauseTxt ?? ''}`.trim(),
+    })
+    if (plan.archive) await archiveLead(trx, lead.id, 'max_tries', toDbTime(now))
+    if (plan.queueRnrMail) {
+      await queueRnrMail(trx, {
+        master_id: lead.id,
+        oli_id: lead.oli_id,
+        agent_id: lead.agent_id,
+        to_address: ctx.rnrMailTo ?? call.agent?.email ?? null,
+        subject: `RNR: lead ${lead.oli_id} not reachable`,
+        body: [
+          `Lead ${lead.oli_id} (${lead.client_name}, ${lead.phone_number}) was not reached.`,
+          `Attempt ${callCount} at ${startedAt} UTC: ${result.dialStatus ?? result.outcome}${result.hangupCause === null ? '' : `, cause ${result.hangupCause}`}.`,
+          `Next attempt: ${plan.next_retry_at ? `${toDbTime(plan.next_retry_at)} UTC` : 'none'}.`,
+        ].join('\n'),
+        created_at: toDbTime(now),
+        attempts: 0,
+        next_attempt_at: toDbTime(now),
+        last_error: null,
+        sent_at: null,
+      })
+    }
+    if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, wrapUntil)
+    return 'settled' as const
+  })
+}

@@ -1,0 +1,74 @@
+import type { Database } from '@hold-dialer/db'
+import { withTransaction } from '@hold-dialer/db'
+import { toDbTime } from '@hold-dialer/rules'
+import type { Kysely } from 'kysely'
+import { restoreLead } from './restore-lead.js'
+
+/** This dialer's reservations, for the start-up check against the PBX's live channels. */
+export async function ownReservations(db: Kysely<Database>, dialerId: string) {
+  const rows = await db
+    .selectFrom('hold_dialer_master_data')
+    .select(['id', 'oli_id', 'previous_status', 'reserved_at'])
+    .where('isReserved', '=', 1)
+    .where('reserved_by', '=', dialerId)
+    .execute()
+  return rows.map((r) => ({ ...r, id: Number(r.id) }))
+}
+
+/**
+ * Releases one reservation, restoring its previous status with `call_count` unchanged, but only if it
+ * is still held by `heldBy` (and, when given, not refreshed since `notAfter`): a settle or a refresh
+ * that got there first wins.
+ */
+export async function releaseReservation(
+  db: Kysely<Database>,
+  id: number,
+  heldBy: string,
+  notAfter?: string,
+): Promise<boolean> {
+  return withTransaction(db, async (trx) => {
+    let q = trx
+      .selectFrom('hold_dialer_master_data')
+      .select(['previous_status'])
+      .where('id', '=', id)
+      .where('isReserved', '=', 1)
+      .where('reserved_by', '=', heldBy)
+    if (notAfter) q = q.where('reserved_at', '<', notAfter)
+    const row = await q.executeTakeFirst()
+    if (!row) return false
+    await restoreLead(trx, id, row.previous_status)
+    return true
+  })
+}
+
+/**
+ * Reservations older than the timeout, whoever holds them. A live dialer refreshes `reserved_at` of its
+ * calls with every heartbeat, so only a dead dialer's reservations age past it.
+ */
+export async function expiredReservations(db: Kysely<Database>, now: Date, timeoutSeconds: number) {
+  const cutoff = toDbTime(new Date(now.getTime() - timeoutSeconds * 1000))
+  const rows = await db
+    .selectFrom('hold_dialer_master_data')
+    .select(['id', 'reserved_by'])
+    .where('isReserved', '=', 1)
+    .where('reserved_at', '<', cutoff)
+    .limit(500)
+    .execute()
+  return { cutoff, rows: rows.map((r) => ({ id: Number(r.id), reservedBy: r.reserved_by ?? '' })) }
+}
+
+/** Agents held on a call by a dialer that stopped refreshing them (or by this dialer before a restart). */
+export async function releaseStaleAgents(
+  db: Kysely<Database>,
+  options: { olderThan?: string; heldBy?: string; except?: number[] },
+) {
+  let q = db
+    .updateTable('dialer_employee')
+    .set({ on_call_by: null, on_call_since: null })
+    .where('on_call_by', 'is not', null)
+  if (options.olderThan) q = q.where('on_call_since', '<', options.olderThan)
+  if (options.heldBy) q = q.where('on_call_by', '=', options.heldBy)
+  if (options.except && options.except.length > 0) q = q.where('id', 'not in', options.except)
+  const r = await q.executeTakeFirst()
+  return Number(r.numUpdatedRows)
+}

@@ -1,0 +1,208 @@
+import { AmiClient } from '@hold-dialer/ami'
+import { ApiMetrics, buildApp, notConfiguredAmi, WarnLogBuffer } from '@hold-dialer/api'
+import type { TestDatabase } from '@hold-dialer/db/testing'
+import { type CustomerScript, type PbxSim, startPbxSim } from '@hold-dialer/pbx-sim'
+import { type Config, parseConfig, toDbTime } from '@hold-dialer/rules'
+import type { FastifyInstance } from 'fastify'
+import pino from 'pino'
+import type { Test } from 'tap'
+import { Dialer, type DialerTiming } from '../src/dialer.js'
+
+export const SECRET = 'dialer-test-secret'
+
+export interface Harness {
+  sim: PbxSim
+  api: FastifyInstance
+  config: Config
+  database: TestDatabase
+  dialer: Dialer
+  ami: AmiClient
+  clock: { now: () => Date; set(iso: string): void; real: boolean }
+  push(lead: Record<string, unknown> | Record<string, unknown>[]): Promise<void>
+  addAgent(extension: string, fields?: Record<string, unknown>): Promise<number>
+  lead(oliId: string): Promise<Record<string, unknown> | undefined>
+  attempts(oliId: string): Promise<Record<string, unknown>[]>
+  until(what: string, check: () => Promise<boolean> | boolean, timeoutMs?: number): Promise<void>
+  startDialer(): Promise<void>
+  stopDialer(): Promise<void>
+}
+
+export interface HarnessOptions {
+  env?: Record<string, string>
+  /** Fixed clock for working-hours tests (ISO); default the real clock. */
+  now?: string
+  timeScale?: number
+  defaultOutcome?: CustomerScript
+  timing?: Partial<DialerTiming>
+  startDialer?: boolean
+}
+
+/** The real dialer against pbx-sim over TCP, leads pushed through the real API, on a fresh database. */
+export async function harness(
+  t: Test,
+  database: TestDatabase,
+  options: HarnessOptions = {},
+): Promise<Harness> {
+  const sim = await startPbxSim({
+    port: 0,
+    users: { dialer: 'dialer-pass' },
+    timeScale: options.timeScale ?? 50,
+    defaultOutcome: options.defaultOutcome ?? { kind: 'answer', ringSeconds: 2, talkSeconds: 5 },
+    agentAnswerSeconds: 1,
+  })
+  t.teardown(() => sim.close())
+  const config = parseConfig(
+    {
+      DATABASE_URL: database.url,
+      WS_SECRET: SECRET,
+      TIMEZONE: 'UTC',
+      WORK_START: '00:00',
+      WORK_END: '23:59',
+      WRAP_SECONDS: '0',
+      AMI_HOST: '127.0.0.1',
+      AMI_PORT: String(sim.port),
+      AMI_USERNAME: 'dialer',
+      AMI_SECRET: 'dialer-pass',
+      RING_TIMEOUT_SECONDS: '30',
+      ...options.env,
+    },
+    { hostZone: 'UTC' },
+  )
+  let fixed = options.now ? new Date(options.now) : undefined
+  const clock = {
+    now: () => (fixed ? new Date(fixed) : new Date()),
+    set: (iso: string) => {
+      fixed = new Date(iso)
+    },
+    get real() {
+      return fixed === undefined
+    },
+  }
+  const api = await buildApp({
+    config,
+    db: database.handle,
+    ami: notConfiguredAmi(),
+    metrics: new ApiMetrics(),
+    logs: new WarnLogBuffer(),
+    now: clock.now,
+    version: 'test',
+    startedAt: new Date(),
+  })
+  t.teardown(() => api.close())
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' })
+  const ami = new AmiClient({
+    host: '127.0.0.1',
+    port: sim.port,
+    username: 'dialer',
+    secret: 'dialer-pass',
+    events: true,
+    reconnectBaseMs: 20,
+    reconnectMaxMs: 200,
+  })
+  const dialer = new Dialer({
+    config,
+    db: database.handle,
+    ami,
+    logger,
+    dialerId: 'dialer-test',
+    hostname: 'test-host',
+    now: clock.now,
+    timing: {
+      claimIdleMs: 30,
+      rosterMs: 50,
+      staleMs: 200,
+      expireMs: 50,
+      settleRetryMs: 100,
+      ...options.timing,
+    },
+  })
+  let running = false
+  const h: Harness = {
+    sim,
+    api,
+    config,
+    database,
+    dialer,
+    ami,
+    clock,
+    async push(lead) {
+      const payload = Array.isArray(lead) ? { leads: lead } : lead
+      const res = await api.inject({
+        method: 'POST',
+        url: '/api/leads',
+        headers: { 'x-api-key': SECRET },
+        payload,
+      })
+      if (res.statusCode !== 201) throw new Error(`push failed: ${res.statusCode} ${res.body}`)
+    },
+    async addAgent(extension, fields = {}) {
+      sim.addAgent(extension)
+      const r = await database.handle.db
+        .insertInto('dialer_employee')
+        .values({
+          name: `Agent ${extension}`,
+          extension,
+          email: `${extension}@example.test`,
+          presence: 'ready',
+          panel_seen_at: toDbTime(clock.now()),
+          wrap_until: null,
+          ...fields,
+        })
+        .executeTakeFirstOrThrow()
+      return Number(r.insertId)
+    },
+    async lead(oliId) {
+      return database.handle.db
+        .selectFrom('hold_dialer_master_data')
+        .selectAll()
+        .where('oli_id', '=', oliId)
+        .executeTakeFirst()
+    },
+    async attempts(oliId) {
+      return database.handle.db
+        .selectFrom('hold_dialer_call_attempts')
+        .selectAll()
+        .where('oli_id', '=', oliId)
+        .orderBy('id')
+        .execute()
+    },
+    async until(what, check, timeoutMs = 10_000) {
+      const end = Date.now() + timeoutMs
+      while (Date.now() < end) {
+        if (await check()) return
+        await new Promise((r) => setTimeout(r, 25))
+      }
+      throw new Error(`timed out waiting for: ${what}`)
+    },
+    async startDialer() {
+      running = true
+      await dialer.start()
+      await ami.start()
+    },
+    async stopDialer() {
+      if (!running) return
+      running = false
+      await dialer.stop(2000)
+      await ami.close()
+    },
+  }
+  t.teardown(() => h.stopDialer())
+  if (options.startDialer !== false) await h.startDialer()
+  return h
+}
+
+/** A valid lead for the push API. */
+export function lead(
+  oliId: string,
+  phone: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return {
+    oli_id: oliId,
+    phone_number: phone,
+    client_name: `Client ${oliId}`,
+    form_type: 'hold',
+    priority_id: 1,
+    ...overrides,
+  }
+}
