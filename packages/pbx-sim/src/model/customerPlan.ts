@@ -1,0 +1,67 @@
+import type { Rng } from '../rng.js'
+import type { CustomerScript } from '../types.js'
+
+export type CustomerResult = 'answer' | 'busy' | 'noanswer' | 'congestion' | 'reject' | 'fail'
+
+/** A script resolved to concrete numbers for one call. */
+export interface CustomerPlan {
+  result: CustomerResult
+  /** Ringing time before answer (answer), before the decline (reject) or before giving up (noanswer). */
+  ringSeconds: number
+  /** Time talking once bridged to an agent (or inside an application) before the call ends. */
+  talkSeconds: number
+  /** Time after answer the customer waits unbridged before hanging up; null waits forever. */
+  patienceSeconds: number | null
+  endedBy: 'customer' | 'agent'
+}
+
+const DEFAULT_TALK_SECONDS = 30
+
+function plan(result: CustomerResult, fields: Partial<CustomerPlan> = {}): CustomerPlan {
+  return {
+    result,
+    ringSeconds: 0,
+    talkSeconds: DEFAULT_TALK_SECONDS,
+    patienceSeconds: null,
+    endedBy: 'customer',
+    ...fields,
+  }
+}
+
+/** Turns a script into a plan; only `random` consumes the RNG, so fixed scripts never shift the sequence. */
+export function resolvePlan(script: CustomerScript, rng: Rng): CustomerPlan {
+  switch (script.kind) {
+    case 'answer':
+      return plan('answer', {
+        ringSeconds: script.ringSeconds,
+        talkSeconds: script.talkSeconds,
+        endedBy: script.endedBy ?? 'customer',
+      })
+    case 'busy':
+      return plan('busy')
+    case 'congestion':
+      return plan('congestion')
+    case 'fail':
+      return plan('fail')
+    case 'noanswer':
+      return plan('noanswer', { ringSeconds: script.ringSeconds ?? Number.POSITIVE_INFINITY })
+    case 'reject':
+      return plan('reject', { ringSeconds: script.ringSeconds ?? 0 })
+    case 'hangupWhileWaiting':
+      return plan('answer', {
+        ringSeconds: script.ringSeconds,
+        patienceSeconds: script.patienceSeconds,
+        talkSeconds: script.talkSeconds ?? DEFAULT_TALK_SECONDS,
+      })
+    case 'random': {
+      const roll = rng.next()
+      const ringSeconds = rng.exponential(script.ringSeconds.mean)
+      const talkSeconds = rng.exponential(script.talkSeconds.mean)
+      const patienceSeconds = script.patienceSeconds ? rng.exponential(script.patienceSeconds.mean) : null
+      if (roll < script.answerProbability)
+        return plan('answer', { ringSeconds, talkSeconds, patienceSeconds })
+      if (roll < script.answerProbability + (script.busyProbability ?? 0)) return plan('busy')
+      return plan('noanswer', { ringSeconds: Number.POSITIVE_INFINITY })
+    }
+  }
+}

@@ -1,0 +1,212 @@
+import { Cause, ChannelState } from '../causes.js'
+import type { Channel } from '../model/channel.js'
+import { normalizeNumber } from '../model/dialstring.js'
+import { joinBridge } from './bridges.js'
+import type { PbxCore } from './engine.js'
+import { dialBeginFields, dialEndFields } from './events.js'
+import { type LegFailure, type RingPlan, ringLeg, ringPlanOf } from './legs.js'
+
+/** Where an answered channel goes: an application, or a dialplan context/extension. */
+export interface AnswerTarget {
+  application: string | null
+  data: string | null
+  context: string | null
+  exten: string | null
+  /** Ring timeout for a Dial this channel makes (the Originate's Timeout). */
+  dialTimeoutSeconds: number
+}
+
+/** A customer who answered starts losing patience; a bridge to an agent stops the clock. */
+export function startPatience(core: PbxCore, ch: Channel): void {
+  const patience = ch.plan?.patienceSeconds
+  if (ch.role !== 'customer' || patience === null || patience === undefined || ch.patienceTimer) return
+  ch.patienceTimer = core.after(ch, patience, () => core.hangup(ch, Cause.NormalClearing, 'customer'))
+}
+
+/** Runs what the Originate asked for once its channel answered. */
+export function afterAnswer(core: PbxCore, ch: Channel, target: AnswerTarget): void {
+  if (target.application !== null) {
+    runApplication(core, ch, target.application, target.data ?? '')
+    return
+  }
+  runDialplan(core, ch, target.context ?? 'default', target.exten ?? 's', target.dialTimeoutSeconds)
+}
+
+function runApplication(core: PbxCore, ch: Channel, app: string, data: string): void {
+  ch.application = app
+  ch.applicationData = data
+  if (app.toLowerCase() === 'bridge') {
+    const other = core.channels.get(data.split(',')[0]?.trim() ?? '')
+    if (other && other !== ch && core.isUp(other) && !other.bridge && !other.dialing) {
+      joinBridge(core, ch, other)
+    } else {
+      core.hangup(ch, Cause.NormalClearing, 'system')
+    }
+    return
+  }
+  if (ch.role === 'customer' && ch.plan) {
+    // A customer in an application (a message, an IVR) listens, then hangs up.
+    core.log.setOutcome(ch.call, 'answered')
+    const talk = ch.plan.talkSeconds
+    core.after(ch, talk, () => core.hangup(ch, Cause.NormalClearing, 'customer'))
+  }
+}
+
+/**
+ * The simulated dialplan: the customer context dials the customer number, the hold context
+ * holds, an agent extension dials that agent, anything else parks the channel in Wait().
+ */
+export function runDialplan(
+  core: PbxCore,
+  ch: Channel,
+  context: string,
+  exten: string,
+  timeout: number,
+): void {
+  ch.context = context
+  ch.exten = exten
+  ch.priority = 1
+  if (context === core.config.customerContext) dialCustomer(core, ch, normalizeNumber(exten), timeout)
+  else if (context === core.config.holdContext) hold(core, ch)
+  else if (core.isAgent(exten)) dialAgent(core, ch, exten)
+  else park(core, ch)
+}
+
+export function hold(core: PbxCore, ch: Channel): void {
+  ch.application = 'MusicOnHold'
+  ch.applicationData = ''
+  startPatience(core, ch)
+}
+
+function park(core: PbxCore, ch: Channel): void {
+  ch.application = 'Wait'
+  ch.applicationData = '3600'
+  startPatience(core, ch)
+}
+
+/** Stops a Dial the channel is making: DialEnd CANCEL and the dialled leg hangs up. */
+export function cancelDial(core: PbxCore, caller: Channel): void {
+  const dest = caller.dialing
+  if (!dest) return
+  caller.dialing = null
+  caller.onHangup = null
+  dest.onHangup = null
+  core.emit('DialEnd', dialEndFields(caller, dest, 'CANCEL'))
+  core.hangup(dest, Cause.NormalClearing, 'system')
+}
+
+interface DialLeg {
+  dest: Channel
+  dialString: string
+  plan: RingPlan
+  timeout: number
+  onAnswer: () => void
+  onFailure: (failure: LegFailure) => void
+}
+
+/** app_dial in miniature: DialBegin, ring, DialEnd, then answer or failure handling. */
+function dial(core: PbxCore, caller: Channel, leg: DialLeg): void {
+  const { dest } = leg
+  caller.dialing = dest
+  core.emit('DialBegin', dialBeginFields(caller, dest, leg.dialString))
+  caller.onHangup = (_cause, by) => {
+    caller.dialing = null
+    dest.onHangup = null
+    core.emit('DialEnd', dialEndFields(caller, dest, 'CANCEL'))
+    if (dest.role === 'customer') core.log.setOutcome(dest.call, 'cancelled')
+    core.hangup(dest, Cause.NormalClearing, by)
+  }
+  ringLeg(core, dest, leg.plan, leg.timeout, (result) => {
+    if (caller.hungUp || caller.dialing !== dest) return
+    caller.dialing = null
+    caller.onHangup = null
+    if (result.answered) {
+      core.setState(dest, ChannelState.Up)
+      core.emit('DialEnd', dialEndFields(caller, dest, 'ANSWER'))
+      leg.onAnswer()
+      return
+    }
+    const { failure } = result
+    core.emit('DialEnd', dialEndFields(caller, dest, failure.dialStatus))
+    if (dest.role === 'customer') {
+      dest.call.record.dialStatus = failure.dialStatus
+      core.log.setOutcome(dest.call, failure.outcome)
+    }
+    core.hangup(dest, failure.cause, dest.role === 'agent' ? 'agent' : failure.by)
+    leg.onFailure(failure)
+  })
+}
+
+/** Progressive: the answered agent's channel dials the customer through the trunk. */
+function dialCustomer(core: PbxCore, caller: Channel, number: string, timeout: number): void {
+  const { customerTechnology: tech, trunk } = core.config
+  const plan = core.planFor(number)
+  caller.call.plan = plan
+  caller.application = 'Dial'
+  caller.applicationData = `${tech}/${number}@${trunk},${Math.round(timeout)}`
+  const dest = core.createChannel({
+    base: `${tech}/${trunk}`,
+    isLocal: false,
+    role: 'customer',
+    agentExtension: null,
+    number,
+    call: caller.call,
+    callerIdNum: caller.callerIdNum,
+    callerIdName: caller.callerIdName,
+    context: caller.context,
+    exten: number,
+    plan,
+    linkedid: caller.linkedid,
+  })
+  dest.connectedNum = caller.callerIdNum
+  dest.connectedName = caller.callerIdName
+  dial(core, caller, {
+    dest,
+    dialString: `${number}@${trunk}`,
+    plan: ringPlanOf(plan),
+    timeout,
+    onAnswer: () => {
+      caller.call.record.answeredAt = core.now()
+      caller.call.record.dialStatus = 'ANSWER'
+      joinBridge(core, caller, dest)
+    },
+    // The agent's dialplan ends after a failed Dial; Dial copied the failure cause to it.
+    onFailure: (failure) => core.hangup(caller, failure.cause, failure.by),
+  })
+}
+
+/** Predictive: the waiting customer's channel dials an agent (after Redirect). */
+function dialAgent(core: PbxCore, caller: Channel, extension: string): void {
+  const reach = core.agents.reachability(extension)
+  caller.application = 'Dial'
+  caller.applicationData = `${core.agents.device(extension)},${core.config.agentDialTimeoutSeconds}`
+  if (reach === 'unavailable') {
+    // No registered phone: the channel cannot even be created; the customer goes back on hold.
+    hold(core, caller)
+    return
+  }
+  const dest = core.createChannel({
+    base: core.agents.device(extension),
+    isLocal: false,
+    role: 'agent',
+    agentExtension: extension,
+    number: null,
+    call: caller.call,
+    callerIdNum: caller.callerIdNum,
+    callerIdName: caller.callerIdName,
+    context: caller.context,
+    exten: extension,
+    plan: null,
+    linkedid: caller.linkedid,
+  })
+  const plan: RingPlan =
+    reach === 'idle' ? { kind: 'answer', ringSeconds: core.config.agentAnswerSeconds } : { kind: 'busy' }
+  dial(core, caller, {
+    dest,
+    dialString: extension,
+    plan,
+    timeout: core.config.agentDialTimeoutSeconds,
+    onAnswer: () => joinBridge(core, caller, dest),
+    onFailure: () => hold(core, caller),
+  })
+}

@@ -1,0 +1,191 @@
+import type { Logger } from 'pino'
+import { ChannelState, type ChannelStateCode } from '../causes.js'
+import type { SimClock, SimTimer } from '../clock.js'
+import { AgentRegistry } from '../model/agents.js'
+import { type CallListener, CallLog, type CallState } from '../model/callLog.js'
+import { Channel, channelFields, type LegRole } from '../model/channel.js'
+import { type CustomerPlan, resolvePlan } from '../model/customerPlan.js'
+import { Rng } from '../rng.js'
+import type { CustomerScript, HangupParty, OriginateResponseOrder } from '../types.js'
+import type { Field } from '../wire/message.js'
+import { endBridgeIfAlone, leaveBridge } from './bridges.js'
+import { deviceStateFields, hangupFields } from './events.js'
+
+export type EventCategory = 'call' | 'system'
+export type Publish = (event: string, category: EventCategory, fields: Field[]) => void
+
+export interface CoreConfig {
+  customerContext: string
+  holdContext: string
+  agentAnswerSeconds: number
+  agentDialTimeoutSeconds: number
+  agentTechnology: string
+  customerTechnology: string
+  trunk: string
+  originateResponseOrder: OriginateResponseOrder
+  seed: number
+  defaultOutcome: CustomerScript
+  /** Extensions matching this are agent desks even when not configured (added idle on first use). */
+  agentPattern: RegExp | null
+}
+
+export interface ChannelCreate {
+  base: string
+  isLocal: boolean
+  role: LegRole
+  agentExtension: string | null
+  number: string | null
+  call: CallState
+  callerIdNum: string
+  callerIdName: string
+  context: string
+  exten: string
+  plan: CustomerPlan | null
+  uniqueid?: string
+  linkedid?: string
+}
+
+/**
+ * The simulated switch: channels, agents, the call log and the event stream. Call flows
+ * (originate, dialplan, bridges) drive it; it owns channel lifecycle and the events that go with it.
+ */
+export class PbxCore {
+  readonly channels = new Map<string, Channel>()
+  readonly agents: AgentRegistry
+  readonly log: CallLog
+  readonly globals = new Map<string, string>()
+  private readonly outcomes = new Map<string, CustomerScript>()
+  private readonly outcomeRng: Rng
+  private readonly orderRng: Rng
+  private readonly idRng: Rng
+  private channelSeq = 0
+  private uniqueSeq = 0
+
+  constructor(
+    readonly config: CoreConfig,
+    readonly clock: SimClock,
+    private readonly publish: Publish,
+    readonly logger: Logger,
+    listeners: { onCallStart?: CallListener; onCallEnd?: CallListener } = {},
+  ) {
+    // Separate streams so that e.g. bridge ids never shift which outcome a random script draws.
+    this.outcomeRng = new Rng(config.seed)
+    this.orderRng = new Rng(config.seed ^ 0x9e3779b9)
+    this.idRng = new Rng(config.seed ^ 0x85ebca6b)
+    this.agents = new AgentRegistry(config.agentTechnology, (device, state) =>
+      this.emit('DeviceStateChange', deviceStateFields(device, state)),
+    )
+    this.log = new CallLog(listeners.onCallStart, listeners.onCallEnd)
+  }
+
+  /** Whether an extension is an agent desk; a pattern match registers it on the spot. */
+  isAgent(extension: string): boolean {
+    if (this.agents.has(extension)) return true
+    if (!this.config.agentPattern?.test(extension)) return false
+    this.agents.add(extension)
+    return true
+  }
+
+  emit(event: string, fields: Field[]): void {
+    this.publish(event, 'call', fields)
+  }
+
+  setOutcome(number: string, script: CustomerScript): void {
+    this.outcomes.set(number, script)
+  }
+
+  clearOutcome(number: string): void {
+    this.outcomes.delete(number)
+  }
+
+  planFor(number: string): CustomerPlan {
+    return resolvePlan(this.outcomes.get(number) ?? this.config.defaultOutcome, this.outcomeRng)
+  }
+
+  /** Whether this OriginateResponse goes out before the leg's final channel event. */
+  originateResponseFirst(): boolean {
+    const order = this.config.originateResponseOrder
+    if (order === 'seeded') return this.orderRng.next() < 0.5
+    return order === 'before'
+  }
+
+  newBridgeId(): string {
+    return this.idRng.uuid()
+  }
+
+  now(): number {
+    return this.clock.now()
+  }
+
+  private nextUniqueid(): string {
+    const seconds = Math.floor(this.clock.now() / 1000)
+    return `${seconds}.${this.uniqueSeq++}`
+  }
+
+  createChannel(init: ChannelCreate): Channel {
+    const seq = (this.channelSeq++).toString(16).padStart(8, '0')
+    const uniqueid = init.uniqueid || this.nextUniqueid()
+    const ch = new Channel({
+      name: `${init.base}-${seq}${init.isLocal ? ';1' : ''}`,
+      uniqueid,
+      linkedid: init.linkedid ?? uniqueid,
+      role: init.role,
+      agentExtension: init.agentExtension,
+      number: init.number,
+      call: init.call,
+      callerIdNum: init.callerIdNum,
+      callerIdName: init.callerIdName,
+      context: init.context,
+      exten: init.exten,
+      createdAt: this.clock.now(),
+      plan: init.plan,
+    })
+    this.channels.set(ch.name, ch)
+    this.log.attach(init.call, ch.name)
+    this.emit('Newchannel', channelFields(ch))
+    if (ch.agentExtension !== null) this.agents.attach(ch.agentExtension, ch)
+    return ch
+  }
+
+  setState(ch: Channel, state: ChannelStateCode): void {
+    if (ch.hungUp || ch.state === state) return
+    ch.state = state
+    this.emit('Newstate', channelFields(ch))
+    if (ch.agentExtension !== null) this.agents.refresh(ch.agentExtension)
+  }
+
+  /** Runs `fn` after `seconds` simulated seconds unless the channel is hung up first. */
+  after(ch: Channel, seconds: number, fn: () => void): SimTimer {
+    const timer = this.clock.after(seconds, () => {
+      ch.timers.delete(timer)
+      if (!ch.hungUp) fn()
+    })
+    ch.timers.add(timer)
+    return timer
+  }
+
+  /**
+   * Ends a channel: the owning flow's hook first (it may cancel a Dial), then BridgeLeave, Hangup,
+   * the agent's device state, and finally the bridge partner, who is left alone and hangs up too.
+   * `endsBridge` marks the hangup of a channel whose bridge was just dissolved under it.
+   */
+  hangup(ch: Channel, cause: number, by: HangupParty, endsBridge = false): void {
+    if (ch.hungUp) return
+    ch.hungUp = true
+    ch.cancelTimers()
+    const hook = ch.onHangup
+    ch.onHangup = null
+    hook?.(cause, by)
+    const bridge = ch.bridge
+    if (bridge) leaveBridge(this, ch)
+    this.emit('Hangup', hangupFields(ch, cause))
+    this.channels.delete(ch.name)
+    if (ch.agentExtension !== null) this.agents.detach(ch.agentExtension, ch)
+    this.log.detach(ch.call, this.clock.now(), cause, by, endsBridge || bridge !== null)
+    if (bridge) endBridgeIfAlone(this, bridge, by)
+  }
+
+  isUp(ch: Channel): boolean {
+    return !ch.hungUp && ch.state === ChannelState.Up
+  }
+}

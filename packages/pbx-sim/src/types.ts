@@ -1,0 +1,108 @@
+import type { Logger } from 'pino'
+
+/** How a customer's phone behaves when the simulator rings it. All durations are simulated seconds. */
+export type CustomerScript =
+  | { kind: 'answer'; ringSeconds: number; talkSeconds: number; endedBy?: 'customer' | 'agent' }
+  | { kind: 'busy' }
+  | { kind: 'noanswer'; ringSeconds?: number }
+  | { kind: 'congestion' }
+  | { kind: 'reject'; ringSeconds?: number }
+  | { kind: 'fail' }
+  | { kind: 'hangupWhileWaiting'; ringSeconds: number; patienceSeconds: number; talkSeconds?: number }
+  | {
+      kind: 'random'
+      answerProbability: number
+      busyProbability?: number
+      ringSeconds: { mean: number }
+      talkSeconds: { mean: number }
+      patienceSeconds?: { mean: number }
+    }
+
+/** What an operator sets on an agent's desk phone. The live device state also reflects calls in progress. */
+export type AgentDeviceSetting = 'idle' | 'busy' | 'unavailable'
+
+/** Asterisk device state names as they appear in DeviceStateChange. */
+export type DeviceState = 'NOT_INUSE' | 'INUSE' | 'BUSY' | 'UNAVAILABLE' | 'RINGING' | 'RINGINUSE'
+
+export type CallMode = 'progressive' | 'predictive' | 'agent'
+
+export type CallOutcome =
+  | 'pending'
+  | 'answered'
+  | 'busy'
+  | 'noanswer'
+  | 'congestion'
+  | 'rejected'
+  | 'failed'
+  | 'abandoned'
+  | 'cancelled'
+  | 'agent-busy'
+  | 'agent-unavailable'
+  | 'agent-noanswer'
+
+export type HangupParty = 'customer' | 'agent' | 'system'
+
+/** One Originate action and everything that happened to it. Times are simulated epoch milliseconds. */
+export interface CallRecord {
+  id: number
+  actionId: string | null
+  mode: CallMode
+  /** Customer number (digits), or null for an agent-only leg. */
+  number: string | null
+  /** The agent extension bridged to (or dialled first, in progressive mode). */
+  agentExtension: string | null
+  originateChannel: string
+  context: string | null
+  exten: string | null
+  application: string | null
+  data: string | null
+  variables: Record<string, string>
+  /** Names of every channel created for this call. */
+  channels: string[]
+  startedAt: number
+  answeredAt: number | null
+  bridgedAt: number | null
+  endedAt: number | null
+  outcome: CallOutcome
+  hangupBy: HangupParty | null
+  hangupCause: number | null
+  dialStatus: string | null
+}
+
+/**
+ * When OriginateResponse is written relative to the originated channel's last event of that step
+ * (Newstate Up on answer, Hangup on failure). Real Asterisk publishes the two on different threads.
+ */
+export type OriginateResponseOrder = 'before' | 'after' | 'seeded'
+
+export interface PbxSimOptions {
+  host?: string
+  port?: number
+  users?: Record<string, string>
+  amiVersion?: string
+  timeScale?: number
+  seed?: number
+  defaultOutcome?: CustomerScript
+  outcomes?: Record<string, CustomerScript>
+  agentExtensions?: string[]
+  /** A regular expression: matching extensions are agent desks too, e.g. '^[0-9]{3,5}$'. */
+  agentPattern?: string
+  agentStates?: Record<string, AgentDeviceSetting>
+  customerContext?: string
+  holdContext?: string
+  logger?: Logger
+  /** Simulated seconds an idle agent's phone rings before the agent picks up. Default 1. */
+  agentAnswerSeconds?: number
+  /** Simulated seconds a Redirect/Dial to an agent rings before giving up. Default 20. */
+  agentDialTimeoutSeconds?: number
+  /** Technology of agent desk phones, used for device names. Default 'PJSIP'. */
+  agentTechnology?: string
+  /** Technology and endpoint the customer dialplan dials through. Defaults 'PJSIP' and 'trunk'. */
+  customerTechnology?: string
+  trunk?: string
+  originateResponseOrder?: OriginateResponseOrder
+  /** Real milliseconds before a failed Login is answered (Asterisk sleeps 1 s). Default 1000. */
+  authFailureDelayMs?: number
+  /** Simulated epoch milliseconds at start. Default: the real clock. */
+  clockStart?: number
+}
