@@ -18,6 +18,8 @@ export interface Harness {
   dialer: Dialer
   ami: AmiClient
   clock: { now: () => Date; set(iso: string): void; real: boolean }
+  /** Moves the fixed clock and keeps every agent's panel fresh at the new time. */
+  setClock(iso: string): Promise<void>
   push(lead: Record<string, unknown> | Record<string, unknown>[]): Promise<void>
   addAgent(extension: string, fields?: Record<string, unknown>): Promise<number>
   lead(oliId: string): Promise<Record<string, unknown> | undefined>
@@ -125,6 +127,10 @@ export async function harness(
     dialer,
     ami,
     clock,
+    async setClock(iso) {
+      clock.set(iso)
+      await database.handle.db.updateTable('dialer_employee').set({ panel_seen_at: toDbTime(clock.now()) }).execute()
+    },
     async push(lead) {
       const payload = Array.isArray(lead) ? { leads: lead } : lead
       const res = await api.inject({
