@@ -3,7 +3,6 @@
 // the simulated PBX (only when AMI_HOST is unset), the API and the dialer. Ctrl-C stops all three.
 // In production each process runs on its own under systemd (see deploy/); this is for trying it out.
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 
@@ -31,7 +30,11 @@ const children = new Map()
 let stopping = false
 
 function run(name, script, args = []) {
-  const child = spawn(process.execPath, [join(root, script), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [join(root, script), ...args], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   children.set(name, child)
   for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`))
@@ -59,7 +62,11 @@ process.on('SIGINT', () => stop(0))
 process.on('SIGTERM', () => stop(0))
 
 say(`database: ${env.DATABASE_URL.startsWith('mysql://') ? 'MySQL' : env.DATABASE_URL}`)
-const migrate = spawnSync(process.execPath, [join(root, 'packages/db/dist/cli/migrate.js')], { cwd: root, env, stdio: 'inherit' })
+const migrate = spawnSync(process.execPath, [join(root, 'packages/db/dist/cli/migrate.js')], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+})
 if (migrate.status !== 0) process.exit(migrate.status ?? 1)
 env.DB_MIGRATE_ON_START = 'false'
 
@@ -70,12 +77,17 @@ if (!env.AMI_HOST) {
   env.AMI_USERNAME = 'admin'
   env.AMI_SECRET = 'admin'
   say(`AMI_HOST is not set: starting the simulated PBX on 127.0.0.1:${port}`)
-  run('pbx-sim', 'packages/pbx-sim/dist/cli.js', ['--port', port, '--scenario', join(root, 'packages/pbx-sim/scenarios/example.json')])
+  run('pbx-sim', 'packages/pbx-sim/dist/cli.js', [
+    '--port',
+    port,
+    '--scenario',
+    join(root, 'scripts/demo-scenario.json'),
+  ])
+  // The simulated desks 1001 and 1002 get agents who are ready, with a panel kept alive, so pushed
+  // leads are dialed at once. Against a real Asterisk, agents come from your roster (pnpm agents).
+  say('demo agents 1001 and 1002 are ready (pnpm agents list)')
+  run('panel', 'apps/dialer/dist/cli/agents-main.js', ['demo', '1001', '1002'])
 }
 
 run('api', 'apps/api/dist/server.js')
-if (existsSync(join(root, 'apps/dialer/dist/main.js'))) {
-  run('dialer', 'apps/dialer/dist/main.js')
-} else {
-  say('the dialer daemon is not built yet (apps/dialer has no main.js): leads are accepted but not dialed')
-}
+run('dialer', 'apps/dialer/dist/main.js')

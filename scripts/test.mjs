@@ -112,5 +112,5 @@ for (const d of ['sqlite', 'mysql']) {
   out(`database tests on ${d}: ${c.pass} passed, ${c.fail} failed${dialects.includes(d) ? '' : ' (NOT RUN)'}`)
 }
 if (failures.length) out(`failed steps: ${failures.join(', ')}`)
-out(`test files: ${files.pass} passed, ${files.fail} failed`)
+out(`tap assertions: ${files.pass} passed, ${files.fail} failed`)
 process.exit(failures.length ? 1 : 0)

@@ -129,7 +129,10 @@ export async function harness(
     clock,
     async setClock(iso) {
       clock.set(iso)
-      await database.handle.db.updateTable('dialer_employee').set({ panel_seen_at: toDbTime(clock.now()) }).execute()
+      await database.handle.db
+        .updateTable('dialer_employee')
+        .set({ panel_seen_at: toDbTime(clock.now()) })
+        .execute()
     },
     async push(lead) {
       const payload = Array.isArray(lead) ? { leads: lead } : lead

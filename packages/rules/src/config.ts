@@ -85,13 +85,17 @@ function buildCandidate(raw: Map<ConfigVariable, string>, defaults: ConfigDefaul
   return Value.Default(EnvConfigSchema, candidate) as Candidate
 }
 
-function setAt(target: Candidate, path: ConfigVariable['path'], value: unknown): void {
+/** The object holding a variable's field: the candidate itself, or its group (`ami`, `smtp`). */
+function holderOf(target: Candidate, path: ConfigVariable['path']): { holder: Candidate; field: string } {
   const [key, nestedKey] = path
-  if (nestedKey === undefined) {
-    target[key] = value
-  } else {
-    ;(target[key] as Candidate)[nestedKey] = value
-  }
+  return nestedKey === undefined
+    ? { holder: target, field: key }
+    : { holder: target[key] as Candidate, field: nestedKey }
+}
+
+function setAt(target: Candidate, path: ConfigVariable['path'], value: unknown): void {
+  const { holder, field } = holderOf(target, path)
+  holder[field] = value
 }
 
 function schemaProblems(candidate: Candidate, raw: Map<ConfigVariable, string>): string[] {
@@ -118,8 +122,8 @@ function workWindowProblems(candidate: Candidate): string[] {
 function shown(variable: ConfigVariable, text: string | undefined, candidate: Candidate): string {
   if (text === undefined) {
     // Only a default passed in by the caller can fail (TIMEZONE from the host's zone).
-    const [key, nestedKey] = variable.path
-    const value = nestedKey === undefined ? candidate[key] : (candidate[key] as Candidate)[nestedKey]
+    const { holder, field } = holderOf(candidate, variable.path)
+    const value = holder[field]
     return `${JSON.stringify(value)} (the default, as ${variable.name} is unset)`
   }
   switch (variable.exposure) {

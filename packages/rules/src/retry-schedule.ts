@@ -114,19 +114,20 @@ function sameDayRetry(
  */
 function nextDayRetry(firstDate: LocalDate, lastDay: number, now: Date, policy: RetryPolicy): NextAttempt {
   const today = daysBetween(firstDate, localDateOf(now, policy.hours.zone))
-  for (let day = Math.max(lastDay + 1, today); ; day += 1) {
-    const quota = quotaOfDay(policy.pattern, day)
-    if (quota > 0) {
-      const window = workWindowOfDay(addDays(firstDate, day), policy.hours)
-      const at = laterOf(window.start, now)
-      if (isInWindow(at, window)) {
-        return { kind: 'retry', at }
-      }
-    } else if (day >= policy.pattern.length - 1) {
-      // Every later day reuses this 0: no day will ever have quota again.
-      return { kind: 'exhausted' }
-    }
+  return retryFromDay(Math.max(lastDay + 1, today), firstDate, now, policy)
+}
+
+/** The first day from `day` on with quota and a window not yet over (a recursion, not an open loop). */
+function retryFromDay(day: number, firstDate: LocalDate, now: Date, policy: RetryPolicy): NextAttempt {
+  if (quotaOfDay(policy.pattern, day) > 0) {
+    const window = workWindowOfDay(addDays(firstDate, day), policy.hours)
+    const at = laterOf(window.start, now)
+    if (isInWindow(at, window)) return { kind: 'retry', at }
+  } else if (day >= policy.pattern.length - 1) {
+    // Every later day reuses this 0: no day will ever have quota again.
+    return { kind: 'exhausted' }
   }
+  return retryFromDay(day + 1, firstDate, now, policy)
 }
 
 /** The spec's Abandoned retry: `now` + ABANDON_RETRY_SECONDS (300 by default), any time of day. */

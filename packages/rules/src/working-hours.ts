@@ -109,14 +109,16 @@ export function isWithinWorkingHours(now: Date, hours: WorkingHours): boolean {
  * time and is skipped, so the result always lies inside a working window.
  */
 export function nextWorkStart(now: Date, hours: WorkingHours): Date {
-  // Ends within three iterations: a gap can swallow at most one day's window in a row,
-  // because assertWorkingHours guarantees start < end on the wall clock.
-  for (let date = localDateOf(now, hours.zone); ; date = addDays(date, 1)) {
-    const window = workWindowOfDay(date, hours)
-    if (window.start > now && hasWorkingTime(window)) {
-      return window.start
-    }
-  }
+  // Ends within three days: a gap can swallow at most one day's window in a row, because
+  // assertWorkingHours guarantees start < end on the wall clock.
+  return firstStartFrom(localDateOf(now, hours.zone), now, hours)
+}
+
+function firstStartFrom(date: LocalDate, now: Date, hours: WorkingHours): Date {
+  const window = workWindowOfDay(date, hours)
+  return window.start > now && hasWorkingTime(window)
+    ? window.start
+    : firstStartFrom(addDays(date, 1), now, hours)
 }
 
 /**

@@ -18,19 +18,38 @@ Uses DATABASE_URL (default sqlite:./data/dialer.sqlite).`
 
 const out = (s: string) => process.stdout.write(`${s}\n`)
 
-async function setFields(db: Kysely<Database>, extension: string, fields: Record<string, unknown>): Promise<void> {
-  const r = await db.updateTable('dialer_employee').set(fields).where('extension', '=', extension).executeTakeFirst()
+async function setFields(
+  db: Kysely<Database>,
+  extension: string,
+  fields: Record<string, unknown>,
+): Promise<void> {
+  const r = await db
+    .updateTable('dialer_employee')
+    .set(fields)
+    .where('extension', '=', extension)
+    .executeTakeFirst()
   if (Number(r.numUpdatedRows) === 0) throw new Error(`no agent with extension ${extension}`)
 }
 
 async function upsertReady(db: Kysely<Database>, extension: string): Promise<void> {
   const now = toDbTime(new Date())
-  const existing = await db.selectFrom('dialer_employee').select('id').where('extension', '=', extension).executeTakeFirst()
+  const existing = await db
+    .selectFrom('dialer_employee')
+    .select('id')
+    .where('extension', '=', extension)
+    .executeTakeFirst()
   if (existing) await setFields(db, extension, { presence: 'ready', is_active: 1, panel_seen_at: now })
   else {
     await db
       .insertInto('dialer_employee')
-      .values({ name: `Agent ${extension}`, extension, email: null, presence: 'ready', panel_seen_at: now, wrap_until: null })
+      .values({
+        name: `Agent ${extension}`,
+        extension,
+        email: null,
+        presence: 'ready',
+        panel_seen_at: now,
+        wrap_until: null,
+      })
       .execute()
   }
 }
@@ -59,13 +78,17 @@ export async function runAgentsCli(argv: string[], url: string): Promise<number>
       case 'add': {
         const [extension, name, email] = args
         if (!extension || !name) throw new Error('add needs <extension> <name>')
-        await db.insertInto('dialer_employee').values({ name, extension, email: email ?? null, panel_seen_at: null, wrap_until: null }).execute()
+        await db
+          .insertInto('dialer_employee')
+          .values({ name, extension, email: email ?? null, panel_seen_at: null, wrap_until: null })
+          .execute()
         out(`added ${extension} (${name}), presence offline`)
         return 0
       }
       case 'presence': {
         const [extension, presence] = args
-        if (!extension || !['ready', 'paused', 'offline'].includes(presence ?? '')) throw new Error('presence needs <extension> ready|paused|offline')
+        if (!extension || !['ready', 'paused', 'offline'].includes(presence ?? ''))
+          throw new Error('presence needs <extension> ready|paused|offline')
         await setFields(db, extension, { presence })
         out(`${extension} is ${presence}`)
         return 0

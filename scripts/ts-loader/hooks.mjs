@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url'
 
 // Transpiled output is cached by content so most test processes never load TypeScript itself
 // (loading it costs about a second per process).
-const cacheDir = fileURLToPath(new URL('../../node_modules/.cache/pbx-sim-ts/', import.meta.url))
+const cacheDir = fileURLToPath(new URL('../../node_modules/.cache/hold-dialer-ts/', import.meta.url))
 let tsPromise = null
 
 async function transpile(fileName, source) {

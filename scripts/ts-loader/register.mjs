@@ -3,4 +3,4 @@
 // TypeScript's own transpileModule keeps the line structure, so coverage maps line for line.
 import { register } from 'node:module'
 
-register('./ts-hooks.mjs', import.meta.url)
+register('./hooks.mjs', import.meta.url)
