@@ -52,9 +52,14 @@ if (dialects.includes('mysql')) {
       password: decodeURIComponent(mysqlUrl.password),
       connectTimeout: 3000,
     })
-    // Drop test databases left behind by an interrupted earlier run.
+    // Drop test databases left behind by an interrupted earlier run: their names carry their creation
+    // time (hdt_<pid>_<base36 ms>_<n>); only those over an hour old, so a run in progress is not hit.
     const [rows] = await conn.query("SHOW DATABASES LIKE 'hdt\\_%'")
-    for (const row of rows) await conn.query(`DROP DATABASE IF EXISTS \`${Object.values(row)[0]}\``)
+    for (const row of rows) {
+      const name = Object.values(row)[0]
+      const created = Number.parseInt(name.split('_')[2] ?? '', 36)
+      if (!(Date.now() - created < 3_600_000)) await conn.query(`DROP DATABASE IF EXISTS \`${name}\``)
+    }
     await conn.end()
   } catch (error) {
     if (process.env.REQUIRE_MYSQL === '1') {
