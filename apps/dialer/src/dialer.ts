@@ -347,17 +347,19 @@ export class Dialer {
         ),
       )
       this.#calls.reconcile(live)
+      // Calls just finished by reconcile (or before) are being written: let them land first, so
+      // their leads are not mistaken for reservations without a call.
+      await Promise.allSettled([...this.#settling])
+      const pendingLeads = new Set(this.#pending.map((p) => p.call.leadId))
       const mine = await ownReservations(this.#d.db.db, this.#d.dialerId)
       const tracked = new Set(this.#calls.active().map((c) => c.leadId))
       let released = 0
       for (const row of mine) {
-        if (tracked.has(row.id)) continue
+        if (tracked.has(row.id) || pendingLeads.has(row.id)) continue
         const prefix = `hd-${row.id}-`
-        if ([...live].some((id) => id.startsWith(prefix))) {
-          this.#d.logger.warn(
-            { lead: row.id },
-            'a call of a previous run is still live: left reserved until it ends',
-          )
+        const legs = channels.filter((c) => header(c, 'linkedid')?.startsWith(prefix))
+        if (legs.length > 0) {
+          this.#adopt(row.id, row.oli_id, legs)
           continue
         }
         if (await releaseReservation(this.#d.db.db, row.id, this.#d.dialerId)) released += 1
@@ -373,6 +375,51 @@ export class Dialer {
         'AMI sync failed; claiming waits for the next login',
       )
     }
+  }
+
+  /**
+   * A call this dialer placed before a restart is still up: follow it again (its legs from
+   * CoreShowChannels, its end from their Hangup events) and settle it when it ends, so a customer who
+   * is talking is not released and dialed again.
+   */
+  #adopt(leadId: number, oliId: string, legs: AmiMessage[]): void {
+    const key = header(legs[0]!, 'linkedid')!
+    const template = this.#d.config.agentChannelTemplate
+    const agentLeg = legs.find((l) => header(l, 'uniqueid') === key)
+    const agentName = agentLeg ? header(agentLeg, 'channel') : undefined
+    const agent = this.#agents
+      .all()
+      .find((a) =>
+        agentName?.toLowerCase().startsWith(`${agentDevice(template, a.extension).toLowerCase()}-`),
+      )
+    const now = this.#now()
+    const call = this.#calls.add(
+      {
+        key,
+        actionId: `adopted-${key}`,
+        leadId,
+        oliId,
+        phone: '',
+        agent: agent ?? null,
+        startedAt: now,
+        deadline: new Date(now.getTime() + this.#d.config.callTimeoutSeconds * 1000),
+        originateDeadline: new Date(now.getTime() + this.#d.config.callTimeoutSeconds * 1000),
+      },
+      true,
+    )
+    for (const l of legs) {
+      const uniqueid = header(l, 'uniqueid') ?? ''
+      const up = header(l, 'channelstate') === '6' || header(l, 'channelstatedesc') === 'Up'
+      call.legs.set(uniqueid, { name: header(l, 'channel') ?? uniqueid, up, hungUp: false })
+      if (uniqueid !== key) {
+        call.customerUniqueid = uniqueid
+        if (up) call.answeredAt = now
+      }
+    }
+    this.#d.logger.warn(
+      { lead: leadId, legs: legs.length },
+      'a call of a previous run is still live: following it to its end',
+    )
   }
 
   async #expireCalls(): Promise<void> {

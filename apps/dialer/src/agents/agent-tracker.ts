@@ -53,6 +53,13 @@ export class AgentTracker {
     return out
   }
 
+  /** Every agent on the roster with an extension, ready or not. */
+  all(): Agent[] {
+    return this.#roster.flatMap((r) =>
+      r.extension ? [{ id: r.id, name: r.name, extension: r.extension, email: r.email }] : [],
+    )
+  }
+
   byId(id: number): Agent | undefined {
     const r = this.#roster.find((x) => x.id === id)
     return r?.extension ? { id: r.id, name: r.name, extension: r.extension, email: r.email } : undefined

@@ -1,5 +1,5 @@
 import type { Database } from '@hold-dialer/db'
-import { withTransaction } from '@hold-dialer/db'
+import { dialectOf, withTransaction } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
 import { restoreLead } from './restore-lead.js'
@@ -34,6 +34,8 @@ export async function releaseReservation(
       .where('isReserved', '=', 1)
       .where('reserved_by', '=', heldBy)
     if (notAfter) q = q.where('reserved_at', '<', notAfter)
+    // Locked, so a settle of the same lead committing meanwhile is seen, not overwritten.
+    if (dialectOf(trx) === 'mysql') q = q.forUpdate()
     const row = await q.executeTakeFirst()
     if (!row) return false
     await restoreLead(trx, id, row.previous_status)
