@@ -126,7 +126,7 @@ t.test('the start script runs the CLI as a process, logs no secrets, stops on SI
     [
       '--conditions=hold-dialer-src',
       '--import',
-      './test/support/register-ts.mjs',
+      '../../scripts/ts-loader/register.mjs',
       'src/cli.ts',
       '--port',
       '0',
