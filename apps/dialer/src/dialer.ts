@@ -219,7 +219,7 @@ export class Dialer {
       phone: lead.phone_number,
       agent,
       startedAt: now,
-      deadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds * 2 + cfg.callTimeoutSeconds) * 1000),
+      deadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + cfg.callTimeoutSeconds) * 1000),
       originateDeadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + 30) * 1000),
     })
     const action = progressiveOriginate(

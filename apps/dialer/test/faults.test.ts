@@ -199,4 +199,23 @@ forEachDialect(t, async (t, database) => {
       },
     )
   }
+
+  t.test(
+    'a call whose final events never come is settled by the call timeout and its legs hung up',
+    async (t) => {
+      const h = await harness(t, database, { env: { CALL_TIMEOUT_SECONDS: '2', RING_TIMEOUT_SECONDS: '3' } })
+      await h.addAgent('4008')
+      h.sim.setOutcome('5553000008', { kind: 'answer', ringSeconds: 1, talkSeconds: 2000 })
+      await h.push(lead('FA-8', '5553000008'))
+      await h.until('answered', () =>
+        h.sim.calls.some((c) => c.number === '5553000008' && c.answeredAt !== null),
+      )
+      h.sim.silenceEvents(true)
+      await h.until('settled by timeout', async () => (await h.lead('FA-8'))?.isReserved === 0, 15_000)
+      h.sim.silenceEvents(false)
+      t.match(await h.lead('FA-8'), { dial_status: 'Received', call_count: 1 })
+      t.match((await h.attempts('FA-8'))[0]?.outcome, 'Received')
+      await h.until('legs hung up', () => h.sim.activeCallsTo('5553000008') === 0)
+    },
+  )
 })

@@ -34,6 +34,15 @@ forEachDialect(t, async (t, database) => {
     t.match(await h.lead('PIN-1'), { agent_id: a }, 'pin kept on Received')
   })
 
+  t.test('a failed originate restores a pinned lead with its pin', async (t) => {
+    const h = await harness(t, database, { env: PINNED })
+    const a = await h.addAgent('3005')
+    h.sim.failNextOriginates(1)
+    await h.push(lead('PIN-F', '5552000009', { agent_id: a }))
+    await h.until('restored', () => h.dialer.stats.restored > 0)
+    t.match(await h.lead('PIN-F'), { dial_status: 'Pending', isReserved: 0, call_count: 0, agent_id: a })
+  })
+
   t.test("a pinned lead is first in its agent's queue", async (t) => {
     const h = await harness(t, database, { env: PINNED, startDialer: false })
     const a = await h.addAgent('3003')

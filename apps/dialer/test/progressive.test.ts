@@ -89,4 +89,27 @@ forEachDialect(t, async (t, database) => {
     })
     t.equal((await h.attempts('F-2')).length, 0)
   })
+
+  t.test(
+    'congestion and no answer: Not Connected; a cancelled dial (DIALSTATUS CANCEL): Rejected',
+    async (t) => {
+      h.sim.setOutcome('5550000006', { kind: 'congestion' })
+      h.sim.setOutcome('5550000007', { kind: 'noanswer', ringSeconds: 2 })
+      await h.push([lead('C-1', '5550000006'), lead('C-2', '5550000007')])
+      await h.until(
+        'both settled',
+        async () => (await h.lead('C-1'))?.call_count === 1 && (await h.lead('C-2'))?.call_count === 1,
+      )
+      t.match(await h.lead('C-1'), { dial_status: 'Not Connected', last_dial_result: 'CONGESTION' })
+      t.match(await h.lead('C-2'), { dial_status: 'Not Connected', last_dial_result: 'NOANSWER' })
+      // The agent hangs up while the customer is still ringing: app_dial reports CANCEL.
+      h.sim.setOutcome('5550000008', { kind: 'noanswer', ringSeconds: 20 })
+      await h.push(lead('C-3', '5550000008'))
+      await h.until('ringing', () => h.sim.channels().some((c) => c.name.startsWith('PJSIP/trunk-')))
+      const agentLeg = h.sim.channels().find((c) => c.name.startsWith('PJSIP/1001-'))
+      t.ok(agentLeg && h.sim.hangupChannel(agentLeg.name))
+      await h.until('settled', async () => (await h.lead('C-3'))?.call_count === 1)
+      t.match(await h.lead('C-3'), { dial_status: 'Rejected', last_dial_result: 'CANCEL' })
+    },
+  )
 })
