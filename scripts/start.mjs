@@ -19,6 +19,13 @@ if (!process.env.WS_SECRET) {
 
 const env = { ...process.env }
 env.DATABASE_URL ||= `sqlite:${join(root, 'data/dialer.sqlite')}`
+// A trial should dial whatever the hour: unless set, this launcher opens the working window all day
+// (the processes' own defaults stay 09:00-18:00, see README).
+if (!env.WORK_START && !env.WORK_END) {
+  env.WORK_START = '00:00'
+  env.WORK_END = '23:59'
+  say('working hours for this trial: 00:00-23:59 (set WORK_START and WORK_END to change)')
+}
 
 if (!process.argv.includes('--no-build')) {
   say('building (tsc -b)')

@@ -234,6 +234,7 @@ export class Dialer {
       key,
       actionId,
     )
+    this.#d.logger.info({ lead: lead.id, oli_id: lead.oli_id, agent: agent.extension, key }, 'calling')
     try {
       await this.#d.ami.action(action)
     } catch (err) {
