@@ -136,6 +136,10 @@ export const EnvConfigSchema = Type.Object({
     pattern: ASTERISK_NAME,
     default: 'dialer-hold',
   }),
+  agentContext: text('a dialplan context name without white space', {
+    pattern: ASTERISK_NAME,
+    default: 'dialer-agents',
+  }),
   ringTimeoutSeconds: seconds(1, 30),
   callTimeoutSeconds: seconds(1, 7200),
   holdTimeoutSeconds: seconds(1, 30),

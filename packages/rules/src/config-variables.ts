@@ -86,6 +86,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('CUSTOMER_CONTEXT', ['customerContext'], asText),
   variable('CUSTOMER_CHANNEL_TEMPLATE', ['customerChannelTemplate'], asText),
   variable('HOLD_CONTEXT', ['holdContext'], asText),
+  variable('AGENT_CONTEXT', ['agentContext'], asText),
   variable('RING_TIMEOUT_SECONDS', ['ringTimeoutSeconds'], asInteger),
   variable('CALL_TIMEOUT_SECONDS', ['callTimeoutSeconds'], asInteger),
   variable('HOLD_TIMEOUT_SECONDS', ['holdTimeoutSeconds'], asInteger),

@@ -30,6 +30,15 @@ export {
   resetForPush,
 } from './dial-state-reset.js'
 export { maskSecret, maskUrlCredentials } from './mask-secrets.js'
+export {
+  abandonRate,
+  dialLevel,
+  type PacingDecision,
+  type PacingInput,
+  pacing,
+  THROTTLE_FROM,
+  THROTTLE_FULL,
+} from './pacing.js'
 export { normalisePhone, PHONE_MESSAGE, type PhoneResult } from './phone.js'
 export {
   type CallbackMode,

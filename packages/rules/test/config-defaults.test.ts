@@ -41,6 +41,7 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['CALL_TIMEOUT_SECONDS', 7200],
   ['HOLD_TIMEOUT_SECONDS', 30],
   ['WRAP_SECONDS', 10],
+  ['AGENT_CONTEXT', 'dialer-agents'],
   ['MAX_DIAL_LEVEL', 3],
   ['COMPLIANCE_SECONDS', 2],
   ['ABANDON_RATE_MAX', 0.03],

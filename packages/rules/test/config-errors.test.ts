@@ -46,6 +46,7 @@ const REFUSED: Array<[string, string, string]> = [
   ['CUSTOMER_CONTEXT', 'dialer outbound', 'a dialplan context name without white space'],
   ['CUSTOMER_CHANNEL_TEMPLATE', 'PJSIP/{phone}@trunk', 'a channel template containing {number}'],
   ['HOLD_CONTEXT', 'dialer hold', 'a dialplan context name without white space'],
+  ['AGENT_CONTEXT', 'agent desks', 'a dialplan context name without white space'],
   ['RING_TIMEOUT_SECONDS', '0', 'an integer 1-2147483 (seconds)'],
   ['CALL_TIMEOUT_SECONDS', '2h', 'an integer 1-2147483 (seconds)'],
   ['HOLD_TIMEOUT_SECONDS', '-5', 'an integer 1-2147483 (seconds)'],

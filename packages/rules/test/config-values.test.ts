@@ -47,6 +47,7 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['CALL_TIMEOUT_SECONDS', '3600', 3600],
   ['HOLD_TIMEOUT_SECONDS', '45', 45],
   ['WRAP_SECONDS', '0', 0],
+  ['AGENT_CONTEXT', 'agents-in', 'agents-in'],
   ['MAX_DIAL_LEVEL', '2.5', 2.5],
   ['COMPLIANCE_SECONDS', '1.5', 1.5],
   ['ABANDON_RATE_MAX', '0.05', 0.05],

@@ -1,0 +1,85 @@
+/**
+ * Predictive pacing: how many customer lines to dial now. Pure: the dialer passes what it sees.
+ *
+ * The guard that keeps the abandon rate at or below its cap is a budget, not a forecast: a call is
+ * abandoned only if it is answered when no agent is free, so the lines that could end that way (the
+ * "exposure": lines in flight and customers waiting beyond the idle agents) are never allowed to
+ * exceed the abandons the window can still absorb, floor(cap x answered) - abandoned. Even if every
+ * line is answered and no agent ever frees up, the rate cannot pass the cap. Within that budget the
+ * dial level follows the measured answer rate (1 / answer rate lines per idle agent), capped at
+ * MAX_DIAL_LEVEL per ready agent, and falls to 1 as the measured abandon rate nears the cap.
+ */
+export interface PacingInput {
+  /** Agents logged in (panel active) and ready, idle or on a call. */
+  readyAgents: number
+  /** Agents free to take a call this moment. */
+  idleAgents: number
+  /** Answered customers waiting for an agent. */
+  waiting: number
+  /** Customer lines dialing, not yet answered. */
+  inFlight: number
+  /** Measured share of dialed lines that are answered; null while too few calls were measured. */
+  answerRate: number | null
+  /** The governor's rolling window. */
+  window: { answered: number; abandoned: number }
+  abandonRateMax: number
+  maxDialLevel: number
+}
+
+export interface PacingDecision {
+  /** New lines to dial now. */
+  lines: number
+  /** Lines per idle agent the decision aimed for. */
+  dialLevel: number
+  /** Abandons the window can still absorb. */
+  budget: number
+  /** Measured abandon rate over the window (0 with no answered call). */
+  abandonRate: number
+}
+
+/** Abandon rate at which the dial level starts to fall, and where it reaches 1, as shares of the cap. */
+export const THROTTLE_FROM = 0.5
+export const THROTTLE_FULL = 0.8
+
+export function abandonRate(window: { answered: number; abandoned: number }): number {
+  return window.answered === 0 ? 0 : window.abandoned / window.answered
+}
+
+/** Dial level from the answer rate, damped linearly to 1 between THROTTLE_FROM and THROTTLE_FULL of the cap. */
+export function dialLevel(
+  answerRate: number | null,
+  rate: number,
+  cap: number,
+  maxDialLevel: number,
+): number {
+  if (answerRate === null || answerRate <= 0) return 1
+  const wanted = Math.min(maxDialLevel, Math.max(1, 1 / answerRate))
+  if (cap <= 0) return 1
+  const share = rate / cap
+  if (share >= THROTTLE_FULL) return 1
+  if (share <= THROTTLE_FROM) return wanted
+  const damp = (THROTTLE_FULL - share) / (THROTTLE_FULL - THROTTLE_FROM)
+  return 1 + (wanted - 1) * damp
+}
+
+export function pacing(input: PacingInput): PacingDecision {
+  const rate = abandonRate(input.window)
+  const budget = Math.max(
+    0,
+    Math.floor(input.abandonRateMax * input.window.answered) - input.window.abandoned,
+  )
+  const level = dialLevel(input.answerRate, rate, input.abandonRateMax, input.maxDialLevel)
+  const none = { lines: 0, dialLevel: level, budget, abandonRate: rate }
+  // Never dial with nobody logged in and ready.
+  if (input.readyAgents <= 0) return none
+  const free = input.idleAgents - input.waiting
+  // Lines that find an agent even if all of them answer at once.
+  const safe = Math.max(0, free - input.inFlight)
+  // Exposure already taken: lines and waiting customers beyond the idle agents.
+  const exposure = Math.max(0, input.inFlight + input.waiting - input.idleAgents)
+  const risk = Math.max(0, budget - exposure)
+  const wanted = Math.floor(Math.max(0, free) * level) - input.inFlight
+  const perAgentCap = Math.floor(input.maxDialLevel * input.readyAgents) - input.inFlight - input.waiting
+  const lines = Math.max(0, Math.min(wanted, safe + risk, perAgentCap))
+  return { ...none, lines }
+}
