@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import { AgentTracker } from './agents/agent-tracker.js'
 import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tracker.js'
 import { agentDevice, progressiveOriginate } from './calls/originate.js'
+import { PredictiveEngine } from './predictive.js'
 import { type SettleContext, settleCall } from './settle.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
 import { type ClaimedLead, claimNextLead } from './sql/claim.js'
@@ -80,6 +81,7 @@ export class Dialer {
   readonly #cooldown = new Map<number, number>()
   readonly #timers: NodeJS.Timeout[] = []
   #dialable: number[] = []
+  readonly #predictive: PredictiveEngine | undefined
   #synced = false
   #stopping = false
   #claiming: Promise<void> | undefined
@@ -93,12 +95,33 @@ export class Dialer {
     this.#timing = { ...DEFAULT_TIMING, ...deps.timing }
     const template = deps.config.agentChannelTemplate
     this.#agents = new AgentTracker((ext) => agentDevice(template, ext))
-    this.#calls = new CallTracker(this.#now, (call, result) => this.#onFinished(call, result))
+    this.#calls = new CallTracker(this.#now, (call, result) => this.#onFinished(call, result), {
+      onAnswered: (call) => this.#predictive?.onAnswered(call),
+      onAgentLegFailed: (call) => this.#predictive?.onAgentLegFailed(call),
+    })
+    if (deps.config.dialMode === 'predictive') {
+      this.#predictive = new PredictiveEngine({
+        config: deps.config,
+        db: deps.db.db,
+        ami: deps.ami,
+        agents: this.#agents,
+        calls: this.#calls,
+        logger: deps.logger,
+        now: this.#now,
+        dialerId: deps.dialerId,
+        dialable: () => this.#dialable,
+        cooldown: () => [...this.#cooldown.keys()],
+        busyHere: () => new Set(this.#calls.active().flatMap((c) => (c.agent ? [c.agent.id] : []))),
+        onClaimed: () => {
+          this.stats.claims += 1
+        },
+      })
+    }
     this.#settle = {
       db: deps.db.db,
       dialerId: deps.dialerId,
       mode: deps.config.callbackMode,
-      dialMode: 'progressive',
+      dialMode: deps.config.dialMode,
       policy: deps.config.retryPolicy,
       abandonRetrySeconds: deps.config.abandonRetrySeconds,
       wrapSeconds: deps.config.wrapSeconds,
@@ -174,11 +197,12 @@ export class Dialer {
   /** One pass over the available agents; returns how many calls it started. */
   async #claimRound(): Promise<number> {
     if (!this.#synced || this.#d.ami.state !== 'connected' || this.#stopping) return 0
+    const cutoffMs = this.#now().getTime() - FAILED_ORIGINATE_COOLDOWN_MS
+    for (const [id, at] of this.#cooldown) if (at < cutoffMs) this.#cooldown.delete(id)
+    if (this.#predictive) return this.#predictive.round()
     const now = this.#now()
     const inHours = isWithinWorkingHours(now, this.#d.config.hours)
     const busyHere = new Set(this.#calls.active().flatMap((c) => (c.agent ? [c.agent.id] : [])))
-    const cutoff = now.getTime() - FAILED_ORIGINATE_COOLDOWN_MS
-    for (const [id, at] of this.#cooldown) if (at < cutoff) this.#cooldown.delete(id)
     let started = 0
     for (const agent of this.#agents.available(now, busyHere)) {
       if (this.#stopping) break
@@ -261,6 +285,11 @@ export class Dialer {
     // A lead whose call was never placed is not offered again at once: a PBX that refuses every
     // originate must not turn into a tight claim/restore loop.
     if (result.outcome === 'Failed') this.#cooldown.set(call.leadId, this.#now().getTime())
+    if (call.mode === 'predictive' && this.#predictive) {
+      this.#predictive.onFinished(call, result).catch((err: Error) => {
+        this.#d.logger.warn({ err: err.message }, 'governor count not written')
+      })
+    }
     this.#d.logger.info(
       {
         lead: call.leadId,
@@ -324,7 +353,11 @@ export class Dialer {
       seen_at: toDbTime(now),
       ami_state: state ?? this.#d.ami.state,
       active_calls: active.length,
-      details: JSON.stringify({ ...this.stats, pendingSettles: this.#pending.length }),
+      details: JSON.stringify({
+        ...this.stats,
+        pendingSettles: this.#pending.length,
+        ...(this.#predictive ? { governor: this.#predictive.snapshot() } : {}),
+      }),
     })
   }
 
@@ -424,6 +457,8 @@ export class Dialer {
   }
 
   async #expireCalls(): Promise<void> {
+    await this.#predictive?.expireHolds()
+    if (this.#predictive) await this.#predictive.bridgeWaiting()
     for (const call of this.#calls.expire()) {
       for (const leg of call.legs.values()) {
         if (!leg.hungUp) await this.#d.ami.action({ action: 'Hangup', channel: leg.name }).catch(() => {})

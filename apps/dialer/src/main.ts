@@ -14,9 +14,6 @@ function loadConfig() {
     if (missing.length > 0) {
       throw new Error(`the dialer needs ${missing.map((k) => `AMI_${k.toUpperCase()}`).join(', ')}`)
     }
-    if (config.dialMode === 'predictive') {
-      throw new Error('DIAL_MODE=predictive is not available in this version; use progressive')
-    }
     return config
   } catch (error) {
     process.stderr.write(`dialer: configuration error: ${(error as Error).message}\n`)

@@ -56,7 +56,11 @@ export async function settleCall(
       attempt_no: callCount,
       dialer_id: ctx.dialerId,
       dial_mode: ctx.dialMode,
-      agent_id: result.answeredAt && call.agent ? call.agent.id : null,
+      // The agent the customer was connected to: in predictive mode only once the agent's leg joined.
+      agent_id:
+        call.agent && (call.mode === 'predictive' ? call.bridgedAt : result.answeredAt)
+          ? call.agent.id
+          : null,
       agent_extension: call.agent?.extension ?? null,
       phone_number: lead.phone_number,
       action_id: call.actionId,

@@ -64,6 +64,9 @@ forEachDialect(t, async (t, database) => {
 
   t.test('a desk the PBX reports unavailable is not rung: the lead waits unreserved', async (t) => {
     h.sim.setAgentDevice('1001', 'unavailable')
+    // Let the DeviceStateChange reach the dialer first: a claim already under way would otherwise ring
+    // the desk, fail, and put the lead in the failed-originate cool-down (60 s).
+    await new Promise((r) => setTimeout(r, 200))
     // The desk reports UNAVAILABLE, so the dialer does not even try: nothing is reserved.
     await h.push(lead('F-1', '5550000004'))
     await new Promise((r) => setTimeout(r, 300))

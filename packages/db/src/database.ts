@@ -1,3 +1,4 @@
+import type { AbandonStatsTable } from './tables/abandon-stats.table.js'
 import type { CallAttemptTable } from './tables/call-attempt.table.js'
 import type { DisposedTable } from './tables/disposed.table.js'
 import type { EmployeeTable } from './tables/employee.table.js'
@@ -21,4 +22,5 @@ export interface Database {
   hold_dialer_heartbeat: HeartbeatTable
   hold_dialer_rnr_outbox: RnrOutboxTable
   hold_dialer_schema_migrations: SchemaMigrationTable
+  hold_dialer_abandon_stats: AbandonStatsTable
 }

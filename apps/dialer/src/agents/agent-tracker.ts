@@ -60,6 +60,18 @@ export class AgentTracker {
     )
   }
 
+  /** Agents logged in (active, panel fresh) and ready, whether idle or on a call. */
+  readyCount(now: Date): number {
+    return this.#roster.filter(
+      (r) =>
+        r.extension &&
+        r.is_active === 1 &&
+        r.presence === 'ready' &&
+        r.panel_seen_at !== null &&
+        now.getTime() - fromDbTime(r.panel_seen_at).getTime() <= PANEL_FRESH_MS,
+    ).length
+  }
+
   byId(id: number): Agent | undefined {
     const r = this.#roster.find((x) => x.id === id)
     return r?.extension ? { id: r.id, name: r.name, extension: r.extension, email: r.email } : undefined

@@ -3,8 +3,14 @@ import type { Agent } from '../agents/agent-tracker.js'
 import { CAUSE_TEXT, type CallOutcome, customerOutcome } from './outcomes.js'
 
 export interface CallStart {
-  /** ChannelId given to Originate: the agent leg's Uniqueid and the Linkedid of every leg. */
+  /**
+   * ChannelId given to Originate: the first leg's Uniqueid (the agent's desk in progressive mode, the
+   * customer in predictive mode) and the Linkedid of every leg.
+   */
   key: string
+  mode?: 'progressive' | 'predictive'
+  /** Predictive, pinned mode: the call belongs to `agent` alone. */
+  pinned?: boolean
   actionId: string
   leadId: number
   oliId: string
@@ -32,6 +38,14 @@ export interface TrackedCall extends CallStart {
   originateResponse?: { success: boolean; reason: number | undefined }
   dialStatus?: string
   answeredAt?: Date
+  /** Predictive: when an agent's leg joined the customer. */
+  bridgedAt?: Date
+  /** Predictive: when a failed OriginateResponse arrived. */
+  failedAt?: Date
+  /** Predictive: sent to an agent's extension (Redirect accepted). */
+  redirected?: boolean
+  /** Predictive: hung up by the dialer after HOLD_TIMEOUT_SECONDS on hold. */
+  holdExpired?: boolean
   hangups: number
   adopted: boolean
 }
@@ -48,6 +62,9 @@ export interface CallResult {
   hangupBy: 'customer' | 'agent' | 'system' | null
   customerUniqueid: string | null
 }
+
+/** How long a failed predictive originate waits for a channel event before it is settled without one. */
+const FAILED_GRACE_MS = 500
 
 const num = (v: string | undefined) =>
   v === undefined || v === '' || Number.isNaN(Number(v)) ? undefined : Number(v)
@@ -66,10 +83,18 @@ export class CallTracker {
   constructor(
     private readonly now: () => Date,
     private readonly onFinished: (call: TrackedCall, result: CallResult) => void,
+    private readonly hooks: {
+      /** Predictive: the customer answered (now waiting for an agent). */
+      onAnswered?: (call: TrackedCall) => void
+      /** Predictive: an agent's leg failed to join (busy, no answer): the customer is back on hold. */
+      onAgentLegFailed?: (call: TrackedCall, dialStatus: string) => void
+    } = {},
   ) {}
 
   add(start: CallStart, adopted = false): TrackedCall {
     const call: TrackedCall = { ...start, legs: new Map(), hangups: 0, adopted }
+    // Predictive: the originated leg is the customer.
+    if (start.mode === 'predictive') call.customerUniqueid = start.key
     this.#calls.set(start.key, call)
     this.#byAction.set(start.actionId, start.key)
     return call
@@ -97,8 +122,22 @@ export class CallTracker {
         success: header(event, 'response')?.toLowerCase() === 'success',
         reason: num(header(event, 'reason')),
       }
-      if (!call.originateResponse.success) this.#finish(call)
-      else this.#maybeFinished(call)
+      if (call.originateResponse.success) {
+        // Predictive: success means the customer answered, whether or not Newstate Up came first; the
+        // event names the customer's channel, which the Redirect to an agent needs.
+        if (call.mode === 'predictive') {
+          this.#leg(call, call.key, header(event, 'channel'))
+          this.#up(call, call.key)
+        }
+        this.#maybeFinished(call)
+      } else if (call.mode === 'predictive') {
+        // The customer's Hangup (with the cause that tells a reject from congestion) may still be on
+        // its way (AMI-NOTES: no order is guaranteed): finish when it lands, or shortly after.
+        call.failedAt = this.now()
+        this.#maybeFinished(call)
+      } else {
+        this.#finish(call)
+      }
       return
     }
     const linked = header(event, 'linkedid') ?? header(event, 'destlinkedid')
@@ -108,7 +147,7 @@ export class CallTracker {
     switch (name) {
       case 'newchannel':
         this.#leg(call, uniqueid, header(event, 'channel'))
-        if (uniqueid !== call.key) call.customerUniqueid ??= uniqueid
+        if (uniqueid !== call.key && call.mode !== 'predictive') call.customerUniqueid ??= uniqueid
         if (header(event, 'channelstatedesc') === 'Up') this.#up(call, uniqueid)
         break
       case 'newstate':
@@ -116,15 +155,24 @@ export class CallTracker {
         if (header(event, 'channelstatedesc') === 'Up') this.#up(call, uniqueid)
         break
       case 'dialbegin':
-        call.customerUniqueid = header(event, 'destuniqueid') ?? call.customerUniqueid
+        if (call.mode !== 'predictive')
+          call.customerUniqueid = header(event, 'destuniqueid') ?? call.customerUniqueid
         break
-      case 'dialend':
+      case 'dialend': {
+        const status = header(event, 'dialstatus')
+        if (call.mode === 'predictive') {
+          // The customer's channel dialing an agent: a failure sends the customer back to hold.
+          if (status && status !== 'ANSWER') this.hooks.onAgentLegFailed?.(call, status)
+          break
+        }
         call.customerUniqueid = header(event, 'destuniqueid') ?? call.customerUniqueid
-        call.dialStatus = header(event, 'dialstatus')
+        call.dialStatus = status
         break
+      }
       case 'bridgeenter':
         this.#leg(call, uniqueid, header(event, 'channel'))
         this.#up(call, uniqueid)
+        if (call.mode === 'predictive' && uniqueid !== call.key) call.bridgedAt ??= this.now()
         break
       case 'hangup': {
         const leg = this.#leg(call, uniqueid, header(event, 'channel'))
@@ -152,6 +200,11 @@ export class CallTracker {
     const now = this.now().getTime()
     const out: TrackedCall[] = []
     for (const call of this.#calls.values()) {
+      if (call.failedAt && call.legs.size === 0 && now - call.failedAt.getTime() >= FAILED_GRACE_MS) {
+        out.push(call)
+        this.#finish(call)
+        continue
+      }
       const noSign = !call.originateResponse && call.legs.size === 0
       if (noSign && now >= call.originateDeadline.getTime()) {
         out.push(call)
@@ -188,7 +241,10 @@ export class CallTracker {
   #up(call: TrackedCall, uniqueid: string): void {
     const leg = call.legs.get(uniqueid)
     if (leg) leg.up = true
-    if (uniqueid === call.customerUniqueid && !call.answeredAt) call.answeredAt = this.now()
+    if (uniqueid === call.customerUniqueid && !call.answeredAt) {
+      call.answeredAt = this.now()
+      if (call.mode === 'predictive') this.hooks.onAnswered?.(call)
+    }
   }
 
   #maybeFinished(call: TrackedCall): void {
@@ -209,7 +265,20 @@ export class CallTracker {
     const answered = Boolean(call.answeredAt || customer?.up)
     let decided: { outcome: CallOutcome; why: string }
     if (forced) decided = forced
-    else if (!customer && !call.dialStatus) {
+    else if (call.mode === 'predictive') {
+      decided = answered
+        ? call.bridgedAt
+          ? { outcome: 'Received', why: 'answered and connected to an agent' }
+          : {
+              outcome: 'Abandoned',
+              why: 'answered, no agent connected before the customer left or the hold timeout',
+            }
+        : customerOutcome({
+            answered: false,
+            originateReason: call.originateResponse?.reason,
+            hangupCause: customer?.cause,
+          })
+    } else if (!customer && !call.dialStatus) {
       // The agent's desk leg failed or was hung up before the customer was dialed: nothing was placed.
       decided = {
         outcome: 'Failed',

@@ -14,6 +14,13 @@ export interface ClaimRequest {
    * else are never taken. Pool mode: null, and the pin column is ignored.
    */
   pinnedAgentId: number | null
+  /**
+   * Pinned mode's predictive overdial pool: with no claiming agent, leave every pinned lead alone
+   * (they are dialed only when their own agent is free).
+   */
+  unpinnedOnly?: boolean
+  /** Predictive mode's pinned claim: only leads pinned to `pinnedAgentId`, never the shared pool. */
+  onlyMine?: boolean
   /** Leads this dialer will not retry yet (a failed originate's cool-down). */
   excludeIds?: readonly number[]
 }
@@ -83,7 +90,14 @@ export async function claimNextLead(
 ): Promise<ClaimedLead | undefined> {
   if (req.dialablePriorities.length === 0) return undefined
   const categories: Category[] = req.inHours ? ['callback', 'retry', 'pending'] : ['callback']
-  const pins: Pin[] = req.pinnedAgentId === null ? ['any'] : ['mine', 'unpinned']
+  const pins: Pin[] =
+    req.pinnedAgentId !== null
+      ? req.onlyMine
+        ? ['mine']
+        : ['mine', 'unpinned']
+      : req.unpinnedOnly
+        ? ['unpinned']
+        : ['any']
   let id: number | undefined
   for (const pin of pins) {
     for (const category of categories) {

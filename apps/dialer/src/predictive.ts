@@ -1,0 +1,312 @@
+import { randomBytes } from 'node:crypto'
+import type { AmiClient } from '@hold-dialer/ami'
+import { type Database, withTransaction } from '@hold-dialer/db'
+import { type Config, isWithinWorkingHours, type PacingDecision, pacing } from '@hold-dialer/rules'
+import type { Kysely } from 'kysely'
+import type { Logger } from 'pino'
+import type { Agent, AgentTracker } from './agents/agent-tracker.js'
+import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
+import { countAnswered, windowTotals } from './sql/abandon-stats.js'
+import { type ClaimedLead, claimNextLead } from './sql/claim.js'
+import { releaseAgent, takeAgent } from './sql/take-agent.js'
+
+export interface PredictiveContext {
+  config: Config
+  db: Kysely<Database>
+  ami: AmiClient
+  agents: AgentTracker
+  calls: CallTracker
+  logger: Logger
+  now: () => Date
+  dialerId: string
+  dialable(): number[]
+  cooldown(): number[]
+  /** Agents held by this dialer's calls. */
+  busyHere(): Set<number>
+  onClaimed(): void
+}
+
+/** Answer-rate samples kept, and how many are needed before the dial level leaves 1. */
+const ANSWER_SAMPLES = 200
+const MIN_ANSWER_SAMPLES = 20
+/** How often the shared window totals are read back from the database. */
+const WINDOW_REFRESH_MS = 5_000
+
+export interface GovernorSnapshot {
+  window: string
+  answered: number
+  abandoned: number
+  rate: number
+  budget: number
+  dialLevel: number
+  answerRate: number | null
+  waiting: number
+  inFlight: number
+}
+
+/**
+ * Predictive dialing: customers are dialed first into HOLD_CONTEXT; each one who answers is sent
+ * (AMI Redirect to AGENT_CONTEXT / the agent's extension) to an idle ready agent, oldest answer first.
+ * How many lines to dial comes from `pacing` (packages/rules) with the abandon-rate governor's window,
+ * which lives in the database. A customer with no agent within HOLD_TIMEOUT_SECONDS is hung up:
+ * Abandoned. Pinned mode's pinned leads are never in the pool: each is dialed only for its own idle
+ * agent, who is held for it, and is bridged to that extension only.
+ */
+export class PredictiveEngine {
+  readonly #c: PredictiveContext
+  readonly #waiting: TrackedCall[] = []
+  readonly #samples: boolean[] = []
+  #window = { answered: 0, abandoned: 0 }
+  #windowReadAt = 0
+  #last: PacingDecision | undefined
+  #bridging: Promise<void> = Promise.resolve()
+
+  constructor(ctx: PredictiveContext) {
+    this.#c = ctx
+  }
+
+  snapshot(): GovernorSnapshot {
+    const d = this.#last
+    return {
+      window: this.#c.config.abandonWindow,
+      answered: this.#window.answered,
+      abandoned: this.#window.abandoned,
+      rate: this.#window.answered === 0 ? 0 : this.#window.abandoned / this.#window.answered,
+      budget: d?.budget ?? 0,
+      dialLevel: d?.dialLevel ?? 1,
+      answerRate: this.#answerRate(),
+      waiting: this.#waiting.length,
+      inFlight: this.#inFlight(),
+    }
+  }
+
+  #answerRate(): number | null {
+    if (this.#samples.length < MIN_ANSWER_SAMPLES) return null
+    return this.#samples.filter(Boolean).length / this.#samples.length
+  }
+
+  #inFlight(): number {
+    return this.#c.calls.active().filter((c) => c.mode === 'predictive' && !c.answeredAt && !c.failedAt)
+      .length
+  }
+
+  #windowStart(now: Date): Date {
+    const ms = this.#c.config.abandonWindow === '24h' ? 24 * 3600_000 : 30 * 24 * 3600_000
+    return new Date(now.getTime() - ms)
+  }
+
+  /** One pacing pass: pinned leads for their free agents, then the pool; returns the lines dialed. */
+  async round(): Promise<number> {
+    const now = this.#c.now()
+    if (Date.now() - this.#windowReadAt >= WINDOW_REFRESH_MS) {
+      this.#window = await windowTotals(this.#c.db, this.#windowStart(now))
+      this.#windowReadAt = Date.now()
+    }
+    const inHours = isWithinWorkingHours(now, this.#c.config.hours)
+    let dialed = 0
+    const busy = this.#c.busyHere()
+    let idle = this.#c.agents.available(now, busy)
+    if (this.#c.config.callbackMode === 'pinned') {
+      for (const agent of idle) {
+        const lead = await this.#claim(now, inHours, agent)
+        if (lead) {
+          dialed += 1
+          busy.add(agent.id)
+          await this.#originate(lead, agent, now)
+        }
+      }
+      idle = idle.filter((a) => !busy.has(a.id))
+    }
+    const decision = pacing({
+      readyAgents: this.#c.agents.readyCount(now),
+      idleAgents: idle.length,
+      waiting: this.#waiting.length,
+      inFlight: this.#inFlight(),
+      answerRate: this.#answerRate(),
+      window: this.#window,
+      abandonRateMax: this.#c.config.abandonRateMax,
+      maxDialLevel: this.#c.config.maxDialLevel,
+    })
+    this.#last = decision
+    for (let i = 0; i < decision.lines; i++) {
+      const lead = await this.#claim(now, inHours, null)
+      if (!lead) break
+      dialed += 1
+      await this.#originate(lead, null, now)
+    }
+    await this.bridgeWaiting()
+    return dialed
+  }
+
+  async #claim(now: Date, inHours: boolean, agent: Agent | null): Promise<ClaimedLead | undefined> {
+    const lead = await withTransaction(this.#c.db, async (trx) => {
+      if (agent && !(await takeAgent(trx, agent.id, this.#c.dialerId, now))) return undefined
+      const claimed = await claimNextLead(trx, {
+        dialerId: this.#c.dialerId,
+        now,
+        inHours,
+        dialablePriorities: this.#c.dialable(),
+        pinnedAgentId: agent?.id ?? null,
+        onlyMine: agent !== null,
+        unpinnedOnly: this.#c.config.callbackMode === 'pinned',
+        excludeIds: this.#c.cooldown(),
+      })
+      if (!claimed && agent) await releaseAgent(trx, agent.id, this.#c.dialerId, null)
+      return claimed
+    })
+    if (lead) this.#c.onClaimed()
+    return lead
+  }
+
+  async #originate(lead: ClaimedLead, pinnedAgent: Agent | null, now: Date): Promise<void> {
+    const cfg = this.#c.config
+    const key = `hd-${lead.id}-${randomBytes(4).toString('hex')}`
+    const actionId = this.#c.ami.nextActionId()
+    this.#c.calls.add({
+      key,
+      mode: 'predictive',
+      actionId,
+      leadId: lead.id,
+      oliId: lead.oli_id,
+      phone: lead.phone_number,
+      agent: pinnedAgent,
+      pinned: pinnedAgent !== null,
+      startedAt: now,
+      deadline: new Date(
+        now.getTime() + (cfg.ringTimeoutSeconds + cfg.holdTimeoutSeconds + cfg.callTimeoutSeconds) * 1000,
+      ),
+      originateDeadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + 30) * 1000),
+    })
+    this.#c.logger.info(
+      { lead: lead.id, oli_id: lead.oli_id, key, pinned: pinnedAgent?.extension },
+      'calling (predictive)',
+    )
+    try {
+      await this.#c.ami.action({
+        action: 'Originate',
+        actionid: actionId,
+        channel: cfg.customerChannelTemplate.replaceAll('{number}', lead.phone_number),
+        context: cfg.holdContext,
+        exten: 's',
+        priority: 1,
+        async: 'true',
+        timeout: cfg.ringTimeoutSeconds * 1000,
+        channelid: key,
+        variable: { HD_LEAD_ID: String(lead.id), HD_OLI_ID: lead.oli_id, HD_DIALER: this.#c.dialerId },
+      })
+    } catch (err) {
+      this.#c.logger.warn({ lead: lead.id, err: (err as Error).message }, 'originate not accepted')
+      if ((err as { reply?: unknown }).reply !== undefined) this.#c.calls.originateRefused(key)
+    }
+  }
+
+  /** The customer answered: join the queue for an agent (oldest first). */
+  onAnswered(call: TrackedCall): void {
+    if (!this.#waiting.includes(call)) this.#waiting.push(call)
+    void this.bridgeWaiting()
+  }
+
+  /** The agent's leg did not join (busy, no answer): the customer is on hold again, first in line. */
+  onAgentLegFailed(call: TrackedCall): void {
+    const agent = call.agent
+    if (agent && !call.pinned) {
+      call.agent = null
+      void withTransaction(this.#c.db, (trx) => releaseAgent(trx, agent.id, this.#c.dialerId, null)).catch(
+        () => {},
+      )
+    }
+    if (!this.#waiting.includes(call)) this.#waiting.unshift(call)
+    call.redirected = false
+  }
+
+  /** Sends waiting customers to free agents, oldest answer first; serialised so an agent is used once. */
+  bridgeWaiting(): Promise<void> {
+    this.#bridging = this.#bridging
+      .then(() => this.#bridgeOnce())
+      .catch((err: Error) => {
+        this.#c.logger.warn({ err: err.message }, 'bridging failed')
+      })
+    return this.#bridging
+  }
+
+  async #bridgeOnce(): Promise<void> {
+    const now = this.#c.now()
+    for (const call of [...this.#waiting]) {
+      if (!this.#c.calls.has(call.key)) {
+        this.#drop(call)
+        continue
+      }
+      let agent = call.agent
+      if (call.pinned) {
+        // Only its own agent, and only when the desk is idle.
+        if (!agent || this.#c.agents.deviceState(agent.extension) !== 'NOT_INUSE') continue
+      } else if (!agent) {
+        const busy = this.#c.busyHere()
+        const free = this.#c.agents.available(now, busy)
+        let taken: Agent | undefined
+        for (const candidate of free) {
+          if (
+            await withTransaction(this.#c.db, (trx) => takeAgent(trx, candidate.id, this.#c.dialerId, now))
+          ) {
+            taken = candidate
+            break
+          }
+        }
+        if (!taken) return
+        agent = taken
+        call.agent = agent
+      }
+      const customer = call.legs.get(call.key)
+      try {
+        await this.#c.ami.action({
+          action: 'Redirect',
+          channel: customer?.name,
+          context: this.#c.config.agentContext,
+          exten: agent.extension,
+          priority: 1,
+        })
+        call.redirected = true
+        this.#drop(call)
+      } catch (err) {
+        this.#c.logger.warn({ lead: call.leadId, err: (err as Error).message }, 'redirect to agent failed')
+        if (!call.pinned) {
+          call.agent = null
+          await withTransaction(this.#c.db, (trx) => releaseAgent(trx, agent.id, this.#c.dialerId, null))
+        }
+      }
+    }
+  }
+
+  #drop(call: TrackedCall): void {
+    const i = this.#waiting.indexOf(call)
+    if (i >= 0) this.#waiting.splice(i, 1)
+  }
+
+  /** Customers on hold past HOLD_TIMEOUT_SECONDS are hung up: Abandoned. */
+  async expireHolds(): Promise<void> {
+    const limit = this.#c.now().getTime() - this.#c.config.holdTimeoutSeconds * 1000
+    for (const call of [...this.#waiting]) {
+      if (call.answeredAt && call.answeredAt.getTime() <= limit) {
+        this.#drop(call)
+        call.holdExpired = true
+        const customer = call.legs.get(call.key)
+        if (customer) await this.#c.ami.action({ action: 'Hangup', channel: customer.name }).catch(() => {})
+      }
+    }
+  }
+
+  /** A predictive call ended: count it for the governor and the answer rate. */
+  async onFinished(call: TrackedCall, result: CallResult): Promise<void> {
+    this.#drop(call)
+    if (result.outcome === 'Failed') return
+    this.#samples.push(result.answeredAt !== null)
+    if (this.#samples.length > ANSWER_SAMPLES) this.#samples.shift()
+    if (!call.answeredAt) return
+    const limitMs = this.#c.config.complianceSeconds * 1000
+    const connectedInTime =
+      call.bridgedAt !== undefined && call.bridgedAt.getTime() - call.answeredAt.getTime() <= limitMs
+    this.#window.answered += 1
+    if (!connectedInTime) this.#window.abandoned += 1
+    await countAnswered(this.#c.db, this.#c.dialerId, call.answeredAt, !connectedInTime)
+  }
+}

@@ -1,0 +1,11 @@
+import type { Selectable } from 'kysely'
+
+/** `hold_dialer_abandon_stats`: predictive calls answered and abandoned, per dialer per hour (UTC). */
+export interface AbandonStatsTable {
+  bucket_start: string
+  dialer_id: string
+  answered: number
+  abandoned: number
+}
+
+export type AbandonStats = Selectable<AbandonStatsTable>
