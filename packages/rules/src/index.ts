@@ -33,6 +33,7 @@ export { maskSecret, maskUrlCredentials } from './mask-secrets.js'
 export {
   abandonRate,
   dialLevel,
+  guardAnswerRate,
   type PacingDecision,
   type PacingInput,
   pacing,

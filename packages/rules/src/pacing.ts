@@ -2,12 +2,15 @@
  * Predictive pacing: how many customer lines to dial now. Pure: the dialer passes what it sees.
  *
  * The guard that keeps the abandon rate at or below its cap is a budget, not a forecast: a call is
- * abandoned only if it is answered when no agent is free, so the lines that could end that way (the
- * "exposure": lines in flight and customers waiting beyond the idle agents) are never allowed to
- * exceed the abandons the window can still absorb, floor(cap x answered) - abandoned. Even if every
- * line is answered and no agent ever frees up, the rate cannot pass the cap. Within that budget the
- * dial level follows the measured answer rate (1 / answer rate lines per idle agent), capped at
- * MAX_DIAL_LEVEL per ready agent, and falls to 1 as the measured abandon rate nears the cap.
+ * abandoned only if it is answered when no agent is free, so the answers that could end that way (the
+ * "exposure": waiting customers beyond the idle agents, plus the lines in flight beyond them weighted
+ * by the guard answer rate) are never allowed to exceed the abandons the window can still absorb,
+ * floor(cap x answered) - abandoned. The guard answer rate is twice the measured one (at least the
+ * measured one plus 0.1, at most 1; 1 while unmeasured): even if the answer rate doubles at once and
+ * no agent frees up, the rate cannot pass the cap. Assuming every line answers (guard 1) was tried
+ * first: it is safe against anything but keeps the dial level near 1 for hours on a fresh window.
+ * Within the budget the dial level follows the measured answer rate (1 / answer rate lines per idle
+ * agent), capped at MAX_DIAL_LEVEL per ready agent, and falls to 1 as the abandon rate nears the cap.
  */
 export interface PacingInput {
   /** Agents logged in (panel active) and ready, idle or on a call. */
@@ -41,6 +44,12 @@ export interface PacingDecision {
 export const THROTTLE_FROM = 0.5
 export const THROTTLE_FULL = 0.8
 
+/** The answer rate the budget is held against: a sudden doubling of the measured rate. */
+export function guardAnswerRate(answerRate: number | null): number {
+  if (answerRate === null) return 1
+  return Math.min(1, Math.max(2 * answerRate, answerRate + 0.1))
+}
+
 export function abandonRate(window: { answered: number; abandoned: number }): number {
   return window.answered === 0 ? 0 : window.abandoned / window.answered
 }
@@ -73,11 +82,13 @@ export function pacing(input: PacingInput): PacingDecision {
   // Never dial with nobody logged in and ready.
   if (input.readyAgents <= 0) return none
   const free = input.idleAgents - input.waiting
+  const guard = guardAnswerRate(input.answerRate)
   // Lines that find an agent even if all of them answer at once.
   const safe = Math.max(0, free - input.inFlight)
-  // Exposure already taken: lines and waiting customers beyond the idle agents.
-  const exposure = Math.max(0, input.inFlight + input.waiting - input.idleAgents)
-  const risk = Math.max(0, budget - exposure)
+  // Exposure already taken: waiting customers beyond the idle agents, and lines beyond the free agents
+  // weighted by the guard answer rate.
+  const exposure = Math.max(0, -free) + guard * Math.max(0, input.inFlight - Math.max(0, free))
+  const risk = Math.max(0, Math.floor((budget - exposure) / guard + 1e-9))
   const wanted = Math.floor(Math.max(0, free) * level) - input.inFlight
   const perAgentCap = Math.floor(input.maxDialLevel * input.readyAgents) - input.inFlight - input.waiting
   const lines = Math.max(0, Math.min(wanted, safe + risk, perAgentCap))

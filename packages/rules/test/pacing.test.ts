@@ -3,6 +3,7 @@ import t from 'tap'
 import {
   abandonRate,
   dialLevel,
+  guardAnswerRate,
   type PacingInput,
   pacing,
   THROTTLE_FROM,
@@ -85,15 +86,26 @@ t.test('with no budget only lines that every find an agent are dialed', async (t
   const d = pacing({ ...base, window: { answered: 0, abandoned: 0 } })
   t.equal(d.budget, 0)
   t.equal(d.lines, 10, 'one per idle agent')
-  t.equal(pacing({ ...base, window: { answered: 100, abandoned: 3 }, inFlight: 4 }).lines, 6)
+  t.equal(
+    pacing({ ...base, answerRate: null, window: { answered: 100, abandoned: 3 }, inFlight: 4 }).lines,
+    6,
+  )
   t.equal(pacing({ ...base, idleAgents: 2, waiting: 3, window: { answered: 100, abandoned: 3 } }).lines, 0)
   t.equal(abandonRate({ answered: 0, abandoned: 0 }), 0)
 })
 
+t.test('the guard answer rate is double the measured one, within bounds', async (t) => {
+  t.equal(guardAnswerRate(null), 1)
+  t.equal(guardAnswerRate(0.25), 0.5)
+  t.equal(guardAnswerRate(0.02), 0.02 + 0.1)
+  t.equal(guardAnswerRate(0.7), 1)
+})
+
 t.test('property: in a scripted worst case the abandon rate never exceeds the cap', async (t) => {
-  // Each step the adversary answers every line in flight at once; idle agents take what they can,
-  // the rest are abandoned (never connected within the compliance time). Agents free up only as the
-  // script says. The window starts anywhere at or under the cap.
+  // Each step the answer rate is the guard rate (the measured rate doubled, or 1 while unmeasured):
+  // that share of the lines in flight answers at once (counted as a fraction, the expected value);
+  // idle agents take what they can, the rest are abandoned (never connected within the compliance
+  // time). Agents free up only as the script says. The window starts anywhere at or under the cap.
   fc.assert(
     fc.property(
       fc.integer({ min: 1, max: 40 }),
@@ -126,10 +138,11 @@ t.test('property: in a scripted worst case the abandon rate never exceeds the ca
             maxDialLevel: 3,
           })
           inFlight += d.lines
-          const connected = Math.min(idle, inFlight)
-          window.answered += inFlight
-          window.abandoned += inFlight - connected
-          idle -= connected
+          const answered = guardAnswerRate(step.answer) * inFlight
+          const connected = Math.min(idle, answered)
+          window.answered += answered
+          window.abandoned += answered - connected
+          idle -= Math.ceil(connected)
           inFlight = 0
           if (window.abandoned > cap * window.answered + 1e-9) return false
         }
