@@ -1,0 +1,158 @@
+import { mkdirSync, writeFileSync } from 'node:fs'
+import { dirname, resolve } from 'node:path'
+import type { Dialect } from '@hold-dialer/db'
+import { type BenchOptions, parseBenchOptions } from './bench-options.js'
+import { claimCases } from './claims/claim-cases.js'
+import { CLAIMERS, claimPoolSize, seedClaimPool } from './claims/claim-pool.js'
+import { DIALER_AGENTS, dialerRss } from './dialer/dialer-rss.js'
+import { startApi } from './lib/api-process.js'
+import { ROOT } from './lib/child.js'
+import { dropDatabase, freshDatabaseUrl, mariadbSettings, openMigrated } from './lib/databases.js'
+import { describeMachine, machineInfo } from './lib/machine.js'
+import { seedPushPools } from './lib/seed.js'
+import { pushCases } from './push/push-cases.js'
+import type { ComparedCase, MemoryCase } from './report/figures.js'
+import { comparedTable, memoryTable } from './report/table.js'
+
+const API_RSS_LIMIT_MIB = 200
+const DIALER_RSS_LIMIT_MIB = 150
+const DIALER_LEADS = 20_000
+
+const say = (line = '') => process.stdout.write(`${line}\n`)
+
+async function benchDialect(
+  dialect: Dialect,
+  o: BenchOptions,
+  compared: ComparedCase[],
+  memory: MemoryCase[],
+) {
+  say(
+    `--- ${dialect}: push (API process vs plain ${dialect === 'mysql' ? 'mysql2' : 'better-sqlite3'} script)`,
+  )
+  const pushUrl = await freshDatabaseUrl(dialect, 'hd_bench_push')
+  const pushDb = await openMigrated(pushUrl)
+  await seedPushPools(pushDb.db)
+  const api = await startApi({
+    databaseUrl: pushUrl,
+    port: o.port,
+    logLevel: o.logLevel,
+    ...(o.profile
+      ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${resolve(ROOT, 'bench-results/prof')}`] }
+      : {}),
+  })
+  try {
+    const cases = await pushCases({
+      dialect,
+      databaseUrl: pushUrl,
+      db: pushDb,
+      apiBase: `http://127.0.0.1:${o.port}`,
+      rounds: o.rounds,
+      seconds: o.seconds,
+      batchConnections: o.batchConnections,
+      singleConnections: o.singleConnections,
+    })
+    compared.push(...cases)
+    const peak = api.peakRssMiB()
+    memory.push({
+      name: `api (${dialect})`,
+      peakRssMiB: peak,
+      limitMiB: API_RSS_LIMIT_MIB,
+      met: peak < API_RSS_LIMIT_MIB,
+      note: 'after every push run of this dialect',
+    })
+  } finally {
+    await api.stop()
+    await pushDb.close()
+  }
+  await dropDatabase(pushUrl)
+
+  say(`--- ${dialect}: claims (dialer claim code vs raw loop, ${CLAIMERS} claimers)`)
+  const claimUrl = await freshDatabaseUrl(dialect, 'hd_bench_claims')
+  const claimDb = await openMigrated(claimUrl, CLAIMERS)
+  try {
+    const agents = await seedClaimPool(claimDb.db, claimPoolSize(o.seconds))
+    const { cases } = await claimCases({
+      dialect,
+      databaseUrl: claimUrl,
+      db: claimDb,
+      agents,
+      rounds: o.rounds,
+      seconds: o.seconds,
+    })
+    compared.push(...cases)
+  } finally {
+    await claimDb.close()
+  }
+  await dropDatabase(claimUrl)
+
+  say(`--- ${dialect}: dialer process, ${DIALER_AGENTS} agents on pbx-sim, ${o.dialerSeconds} s`)
+  const dialerUrl = await freshDatabaseUrl(dialect, 'hd_bench_dialer')
+  const dialerDb = await openMigrated(dialerUrl)
+  try {
+    const r = await dialerRss(dialerDb, dialerUrl, {
+      seconds: o.dialerSeconds,
+      leads: DIALER_LEADS,
+      logLevel: o.logLevel,
+    })
+    if (r.worstCallsPerNumber > 1) throw new Error(`${dialect} dialer: a number was dialed twice at once`)
+    memory.push({
+      name: `dialer (${dialect})`,
+      peakRssMiB: r.peakRssMiB,
+      limitMiB: DIALER_RSS_LIMIT_MIB,
+      met: r.peakRssMiB < DIALER_RSS_LIMIT_MIB,
+      note: `${r.calls} calls in ${r.seconds.toFixed(0)} s (${r.callsPerSec.toFixed(0)}/s), most calls per number ${r.worstCallsPerNumber}`,
+    })
+  } finally {
+    await dialerDb.close()
+  }
+  await dropDatabase(dialerUrl)
+}
+
+async function main(): Promise<void> {
+  const o = parseBenchOptions(process.argv.slice(2))
+  const machine = machineInfo()
+  const started = new Date()
+  say(`hold-dialer bench${o.smoke ? ' (smoke: proves it runs, measures nothing)' : ''}`)
+  say(`machine: ${describeMachine(machine)}`)
+  let mariadb: Record<string, string> = {}
+  if (o.dialects.includes('mysql')) {
+    mariadb = await mariadbSettings()
+    say(
+      `MariaDB: ${Object.entries(mariadb)
+        .map(([k, v]) => `${k}=${v}`)
+        .join(', ')}`,
+    )
+  }
+  say(
+    `rounds ${o.rounds} x ${o.seconds} s per side, alternating; batch ${o.batchConnections} clients, single ${o.singleConnections}, claims ${CLAIMERS}; API and dialer LOG_LEVEL=${o.logLevel}`,
+  )
+  const compared: ComparedCase[] = []
+  const memory: MemoryCase[] = []
+  for (const dialect of o.dialects) await benchDialect(dialect, o, compared, memory)
+  const seconds = (Date.now() - started.getTime()) / 1000
+
+  say()
+  say(comparedTable(compared))
+  say()
+  say(memoryTable(memory))
+  say()
+  const missed = [...compared, ...memory].filter((c) => !c.met).map((c) => c.name)
+  say(missed.length === 0 ? 'every target met' : `targets missed: ${missed.join('; ')}`)
+  say(`finished in ${seconds.toFixed(0)} s`)
+
+  const out = resolve(ROOT, o.out)
+  mkdirSync(dirname(out), { recursive: true })
+  writeFileSync(
+    out,
+    `${JSON.stringify({ startedAt: started.toISOString(), seconds, machine, mariadb, options: o, compared, memory }, null, 2)}\n`,
+  )
+  say(`figures written to ${o.out}`)
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`)
+    process.exit(1)
+  },
+)

@@ -1,0 +1,67 @@
+import { parseArgs } from 'node:util'
+import type { Dialect } from '@hold-dialer/db'
+
+export interface BenchOptions {
+  rounds: number
+  seconds: number
+  dialects: Dialect[]
+  batchConnections: number
+  singleConnections: number
+  dialerSeconds: number
+  logLevel: string
+  out: string
+  port: number
+  /** Run the API under `node --cpu-prof`, profiles in bench-results/prof. */
+  profile: boolean
+  smoke: boolean
+}
+
+const USAGE = `Usage: pnpm bench [--rounds 5] [--seconds 8] [--dialects mysql,sqlite] [--batch-connections 4]
+  [--single-connections 16] [--dialer-seconds 15] [--log-level warn] [--out bench-results/latest.json]
+  [--port 3100] [--profile] [--smoke]`
+
+function positive(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback
+  const n = Number(raw)
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name}: expected a number > 0, got ${raw}\n${USAGE}`)
+  return n
+}
+
+/** `--smoke`: one short round of everything, to prove the bench still runs (CI), not to measure. */
+export function parseBenchOptions(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      rounds: { type: 'string' },
+      seconds: { type: 'string' },
+      dialects: { type: 'string' },
+      'batch-connections': { type: 'string' },
+      'single-connections': { type: 'string' },
+      'dialer-seconds': { type: 'string' },
+      'log-level': { type: 'string' },
+      out: { type: 'string' },
+      port: { type: 'string' },
+      profile: { type: 'boolean', default: false },
+      smoke: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  })
+  if (values.help) throw new Error(USAGE)
+  const smoke = values.smoke ?? false
+  const dialects = (values.dialects ?? 'mysql,sqlite').split(',').map((d) => d.trim())
+  for (const d of dialects) if (d !== 'mysql' && d !== 'sqlite') throw new Error(`--dialects: unknown ${d}`)
+  return {
+    rounds: Math.round(positive('rounds', values.rounds, smoke ? 1 : 5)),
+    seconds: positive('seconds', values.seconds, smoke ? 1 : 8),
+    dialects: dialects as Dialect[],
+    batchConnections: Math.round(positive('batch-connections', values['batch-connections'], 4)),
+    singleConnections: Math.round(positive('single-connections', values['single-connections'], 16)),
+    dialerSeconds: positive('dialer-seconds', values['dialer-seconds'], smoke ? 2 : 15),
+    logLevel: values['log-level'] ?? 'warn',
+    out: values.out ?? (smoke ? 'bench-results/smoke.json' : 'bench-results/latest.json'),
+    port: Math.round(positive('port', values.port, 3100)),
+    profile: values.profile ?? false,
+    smoke,
+  }
+}

@@ -1,0 +1,98 @@
+import type BetterSqlite3 from 'better-sqlite3'
+import type { PoolConnection } from 'mysql2/promise'
+import { msSince } from '../lib/stats.js'
+import { mysqlPool } from '../push/mysql-ceiling.js'
+import { ClaimLedger, type ClaimResult } from './claim-result.js'
+
+const RETRY_LATER_MS = 3_600_000
+const dbTime = (d: Date) => d.toISOString().replace('T', ' ').slice(0, 23)
+
+const PICK = `SELECT id FROM hold_dialer_master_data WHERE isReserved = 0 AND dial_status = 'Pending'
+  ORDER BY push_date, id LIMIT 1`
+const RESERVE = `UPDATE hold_dialer_master_data SET previous_status = dial_status, dial_status = 'Calling',
+  isReserved = 1, reserved_by = ?, reserved_at = ? WHERE id = ?`
+const SETTLE = `UPDATE hold_dialer_master_data SET dial_status = 'Not Connected', next_retry_at = ?,
+  call_count = call_count + 1, first_attempt_at = COALESCE(first_attempt_at, ?), last_attempt_at = ?,
+  last_dial_result = 'NOANSWER', previous_status = NULL, isReserved = 0, reserved_by = NULL,
+  reserved_at = NULL WHERE id = ?`
+
+/**
+ * The ceiling of a claim on MariaDB: `claimers` connections each looping over BEGIN, one
+ * `SELECT ... FOR UPDATE SKIP LOCKED` on the Pending index, an UPDATE that reserves the row, COMMIT,
+ * then an autocommit UPDATE that settles it.
+ */
+export async function rawMysqlClaims(
+  url: string,
+  o: { claimers: number; seconds: number },
+): Promise<ClaimResult> {
+  const pool = mysqlPool(url, o.claimers)
+  const ledger = new ClaimLedger()
+  const started = process.hrtime.bigint()
+  const deadline = Date.now() + o.seconds * 1000
+  const claimer = async (index: number) => {
+    const conn: PoolConnection = await pool.getConnection()
+    const me = `raw-${index}`
+    try {
+      while (Date.now() < deadline && !ledger.exhausted) {
+        const t0 = process.hrtime.bigint()
+        const now = new Date()
+        await conn.query('BEGIN')
+        const [rows] = await conn.query(`${PICK} FOR UPDATE SKIP LOCKED`)
+        const id = (rows as { id: number }[])[0]?.id
+        if (id === undefined) {
+          await conn.query('ROLLBACK')
+          ledger.exhausted = true
+          break
+        }
+        await conn.query(RESERVE, [me, dbTime(now), id])
+        await conn.query('COMMIT')
+        ledger.claimed(Number(id))
+        const at = dbTime(new Date())
+        await conn.query(SETTLE, [dbTime(new Date(now.getTime() + RETRY_LATER_MS)), at, at, id])
+        ledger.latencies.push(msSince(t0))
+      }
+    } finally {
+      conn.release()
+    }
+  }
+  try {
+    await Promise.all(Array.from({ length: o.claimers }, (_, i) => claimer(i)))
+  } finally {
+    await pool.end()
+  }
+  return ledger.result(msSince(started) / 1000)
+}
+
+/**
+ * The ceiling on SQLite: a synchronous better-sqlite3 loop, claim in one `BEGIN IMMEDIATE`
+ * transaction, then the settle. One writer at a time is SQLite's rule, so no number of concurrent
+ * claimers could do better.
+ */
+export function rawSqliteClaims(handle: BetterSqlite3.Database, o: { seconds: number }): ClaimResult {
+  const pick = handle.prepare(PICK)
+  const reserve = handle.prepare(RESERVE)
+  const settle = handle.prepare(SETTLE)
+  const claim = handle.transaction((now: Date): number | undefined => {
+    const row = pick.get() as { id: number } | undefined
+    if (!row) return undefined
+    reserve.run('raw', dbTime(now), row.id)
+    return row.id
+  })
+  const ledger = new ClaimLedger()
+  const started = process.hrtime.bigint()
+  const deadline = Date.now() + o.seconds * 1000
+  while (Date.now() < deadline) {
+    const t0 = process.hrtime.bigint()
+    const now = new Date()
+    const id = claim.immediate(now)
+    if (id === undefined) {
+      ledger.exhausted = true
+      break
+    }
+    ledger.claimed(id)
+    const at = dbTime(new Date())
+    settle.run(dbTime(new Date(now.getTime() + RETRY_LATER_MS)), at, at, id)
+    ledger.latencies.push(msSince(t0))
+  }
+  return ledger.result(msSince(started) / 1000)
+}

@@ -1,0 +1,27 @@
+import type { RunFigures } from '../report/figures.js'
+
+export interface Alternated {
+  product: RunFigures[]
+  ceiling: RunFigures[]
+}
+
+/**
+ * Runs the product and its ceiling in turn, `rounds` times, swapping which goes first each round so
+ * neither always meets the warmer cache or the longer table. `before` runs ahead of every run.
+ */
+export async function alternate(
+  rounds: number,
+  product: () => Promise<RunFigures>,
+  ceiling: () => Promise<RunFigures>,
+  before: () => Promise<void> = async () => {},
+): Promise<Alternated> {
+  const out: Alternated = { product: [], ceiling: [] }
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? (['product', 'ceiling'] as const) : (['ceiling', 'product'] as const)
+    for (const side of order) {
+      await before()
+      out[side].push(await (side === 'product' ? product() : ceiling()))
+    }
+  }
+  return out
+}

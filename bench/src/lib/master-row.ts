@@ -1,0 +1,65 @@
+import { toDbTime } from '@hold-dialer/rules'
+import type { LeadBody } from './lead-mix.js'
+
+/** Every column a push writes, in one fixed order, for the plain scripts that stand for the ceiling. */
+export const MASTER_COLUMNS = [
+  'oli_id',
+  'phone_number',
+  'client_name',
+  'form_type',
+  'priority_id',
+  'agent_id',
+  'callback_scheduled_at',
+  'dial_status',
+  'last_dial_result',
+  'hangup_by',
+  'hangup_cause',
+  'last_attempt_at',
+  'first_attempt_at',
+  'next_retry_at',
+  'call_count',
+  'isReserved',
+  'isRnrSent',
+  'reserved_by',
+  'reserved_at',
+  'previous_status',
+  'push_date',
+  'status',
+  'created_at',
+] as const
+
+/** Columns an upsert overwrites on an existing row: all but the key and the creation time. */
+export const UPDATED_COLUMNS = MASTER_COLUMNS.filter((c) => c !== 'oli_id' && c !== 'created_at')
+
+export type MasterValues = (string | number | null)[]
+
+/** The row a push writes for `lead` (the push reset with the working window open all day). */
+export function masterValues(lead: LeadBody, stamp: string): MasterValues {
+  return [
+    lead.oli_id,
+    lead.phone_number.replace(/\D/g, ''),
+    lead.client_name,
+    lead.form_type,
+    lead.priority_id,
+    null,
+    null,
+    'Pending',
+    null,
+    null,
+    null,
+    null,
+    null,
+    null,
+    0,
+    0,
+    0,
+    null,
+    null,
+    null,
+    stamp,
+    1,
+    stamp,
+  ]
+}
+
+export const nowStamp = () => toDbTime(new Date())

@@ -1,0 +1,119 @@
+import type { Db, Dialect } from '@hold-dialer/db'
+import { alternate } from '../lib/alternate.js'
+import { BENCH_SECRET } from '../lib/api-process.js'
+import { runHttpLoad } from '../lib/http-load.js'
+import { LeadMix } from '../lib/lead-mix.js'
+import { resetLivePool } from '../lib/seed.js'
+import { type ComparedCase, type RunFigures, summarise } from '../report/figures.js'
+import type { CeilingResult } from './ceiling-result.js'
+import { mysqlUpsertCeiling } from './mysql-ceiling.js'
+import { batchPlan, singlePlan } from './push-plan.js'
+import { sqliteUpsertCeiling } from './sqlite-ceiling.js'
+
+export const BATCH_SIZE = 500
+
+export interface PushCaseOptions {
+  dialect: Dialect
+  databaseUrl: string
+  db: Db
+  apiBase: string
+  rounds: number
+  seconds: number
+  batchConnections: number
+  singleConnections: number
+}
+
+let runs = 0
+/** A fresh mix per run: its new `oli_id`s and phone numbers were never pushed before. */
+function nextMix(): LeadMix {
+  runs += 1
+  return new LeadMix(`n${runs}-`, `4${String(runs).padStart(3, '0')}`)
+}
+
+async function overHttp(
+  o: PushCaseOptions,
+  connections: number,
+  seconds: number,
+  batch: boolean,
+): Promise<RunFigures> {
+  const mix = nextMix()
+  const r = await runHttpLoad({
+    url: `${o.apiBase}/api/leads`,
+    connections,
+    seconds,
+    headers: { authorization: `Bearer ${BENCH_SECRET}` },
+    next: batch ? batchPlan(mix, BATCH_SIZE) : singlePlan(mix),
+  })
+  if (r.failures.length > 0) {
+    throw new Error(`${o.dialect} ${batch ? 'batch' : 'single'} push failed:\n  ${r.failures.join('\n  ')}`)
+  }
+  return { rate: batch ? r.rowsPerSec : r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms }
+}
+
+async function plainScript(
+  o: PushCaseOptions,
+  connections: number,
+  seconds: number,
+  batch: boolean,
+): Promise<RunFigures> {
+  const mix = nextMix()
+  const next = batch ? () => mix.batch(BATCH_SIZE).leads : () => [mix.single().lead]
+  const r: CeilingResult =
+    o.dialect === 'mysql'
+      ? await mysqlUpsertCeiling(o.databaseUrl, { connections, seconds, next })
+      : sqliteUpsertCeiling(o.databaseUrl.slice('sqlite:'.length), { seconds, next })
+  return { rate: batch ? r.rowsPerSec : r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms }
+}
+
+/**
+ * Batch push (rows/s) and single-lead push (requests/s) through the API process, each against the
+ * same rows written by a plain script at the same concurrency. One short unrecorded run of each side
+ * first, so neither is measured cold.
+ */
+export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
+  const reset = () => resetLivePool(o.db.db)
+  const warm = Math.min(3, o.seconds)
+  const cases: ComparedCase[] = []
+  for (const batch of [true, false]) {
+    const connections = batch ? o.batchConnections : o.singleConnections
+    await reset()
+    await overHttp(o, connections, warm, batch)
+    await reset()
+    await plainScript(o, connections, warm, batch)
+    const runs = await alternate(
+      o.rounds,
+      () => overHttp(o, connections, o.seconds, batch),
+      () => plainScript(o, connections, o.seconds, batch),
+      reset,
+    )
+    const product = summarise(runs.product)
+    const ceiling = summarise(runs.ceiling)
+    const ratio = product.rate / ceiling.rate
+    const clients =
+      o.dialect === 'sqlite' ? `${connections} HTTP clients, 1 script writer` : `${connections} clients`
+    cases.push(
+      batch
+        ? {
+            name: `${o.dialect} batch push (${BATCH_SIZE}/req)`,
+            unit: 'rows/s',
+            product,
+            ceiling,
+            ratio,
+            target: '>= 0.70',
+            met: ratio >= 0.7,
+            note: clients,
+          }
+        : {
+            name: `${o.dialect} single-lead push`,
+            unit: 'req/s',
+            product,
+            ceiling,
+            ratio,
+            target: '>= 0.60, p99 < 20 ms',
+            met: ratio >= 0.6 && product.p99Ms < 20,
+            note: clients,
+          },
+    )
+  }
+  return cases
+}

@@ -1,0 +1,44 @@
+import { median } from '../lib/stats.js'
+
+/** One run's figures: a rate and the latency of one unit of work (a request, a claim). */
+export interface RunFigures {
+  rate: number
+  p50Ms: number
+  p99Ms: number
+}
+
+/** Medians over the rounds of one side (the product or its ceiling). */
+export interface SideSummary {
+  rate: number
+  p50Ms: number
+  p99Ms: number
+  rounds: RunFigures[]
+}
+
+export function summarise(rounds: RunFigures[]): SideSummary {
+  return {
+    rate: median(rounds.map((r) => r.rate)),
+    p50Ms: median(rounds.map((r) => r.p50Ms)),
+    p99Ms: median(rounds.map((r) => r.p99Ms)),
+    rounds,
+  }
+}
+
+export interface ComparedCase {
+  name: string
+  unit: string
+  product: SideSummary
+  ceiling: SideSummary
+  ratio: number
+  target: string
+  met: boolean
+  note: string
+}
+
+export interface MemoryCase {
+  name: string
+  peakRssMiB: number
+  limitMiB: number
+  met: boolean
+  note: string
+}

@@ -1,0 +1,52 @@
+import type { ComparedCase, MemoryCase } from './figures.js'
+
+const num = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-')
+
+function render(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)))
+  const line = (r: string[]) => `| ${r.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`
+  const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`
+  return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n')
+}
+
+/** The throughput table: medians of each side, their ratio, latencies and the target, as Markdown. */
+export function comparedTable(cases: readonly ComparedCase[]): string {
+  const header = [
+    'case',
+    'unit',
+    'product',
+    'p50 ms',
+    'p99 ms',
+    'ceiling',
+    'p50 ms',
+    'p99 ms',
+    'ratio',
+    'target',
+    'met',
+    'note',
+  ]
+  return render([
+    header,
+    ...cases.map((c) => [
+      c.name,
+      c.unit,
+      num(c.product.rate),
+      num(c.product.p50Ms, 1),
+      num(c.product.p99Ms, 1),
+      num(c.ceiling.rate),
+      num(c.ceiling.p50Ms, 1),
+      num(c.ceiling.p99Ms, 1),
+      num(c.ratio, 2),
+      c.target,
+      c.met ? 'yes' : 'NO',
+      c.note,
+    ]),
+  ])
+}
+
+export function memoryTable(cases: readonly MemoryCase[]): string {
+  return render([
+    ['process', 'peak RSS MiB (VmHWM)', 'limit MiB', 'met', 'note'],
+    ...cases.map((c) => [c.name, num(c.peakRssMiB, 1), num(c.limitMiB), c.met ? 'yes' : 'NO', c.note]),
+  ])
+}
