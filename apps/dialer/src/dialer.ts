@@ -130,6 +130,11 @@ export class Dialer {
     }
   }
 
+  /** Predictive mode's governor state (dial level, window, budget); undefined in progressive mode. */
+  governor() {
+    return this.#predictive?.snapshot()
+  }
+
   get activeCalls(): number {
     return this.#calls.size
   }

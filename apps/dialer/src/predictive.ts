@@ -29,6 +29,8 @@ export interface PredictiveContext {
 /** Answer-rate samples kept, and how many are needed before the dial level leaves 1. */
 const ANSWER_SAMPLES = 200
 const MIN_ANSWER_SAMPLES = 20
+/** Answered calls in the recent abandon rate that throttles the dial level. */
+const RECENT_ANSWERED = 200
 /** How often the shared window totals are read back from the database. */
 const WINDOW_REFRESH_MS = 5_000
 
@@ -56,6 +58,8 @@ export class PredictiveEngine {
   readonly #c: PredictiveContext
   readonly #waiting: TrackedCall[] = []
   readonly #samples: boolean[] = []
+  /** Abandoned or not, for this dialer's most recent answered calls (the pacing's recent rate). */
+  readonly #recent: boolean[] = []
   #window = { answered: 0, abandoned: 0 }
   #windowReadAt = 0
   #last: PacingDecision | undefined
@@ -124,6 +128,7 @@ export class PredictiveEngine {
       inFlight: this.#inFlight(),
       answerRate: this.#answerRate(),
       window: this.#window,
+      recent: { answered: this.#recent.length, abandoned: this.#recent.filter(Boolean).length },
       abandonRateMax: this.#c.config.abandonRateMax,
       maxDialLevel: this.#c.config.maxDialLevel,
     })
@@ -307,6 +312,8 @@ export class PredictiveEngine {
       call.bridgedAt !== undefined && call.bridgedAt.getTime() - call.answeredAt.getTime() <= limitMs
     this.#window.answered += 1
     if (!connectedInTime) this.#window.abandoned += 1
+    this.#recent.push(!connectedInTime)
+    if (this.#recent.length > RECENT_ANSWERED) this.#recent.shift()
     await countAnswered(this.#c.db, this.#c.dialerId, call.answeredAt, !connectedInTime)
   }
 }

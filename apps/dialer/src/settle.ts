@@ -120,7 +120,9 @@ export async function settleCall(
         sent_at: null,
       })
     }
-    if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, wrapUntil)
+    // Wrap-up follows a conversation; after a call nobody answered the agent is free at once.
+    const talked = call.mode === 'predictive' ? call.bridgedAt !== undefined : result.answeredAt !== null
+    if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, talked ? wrapUntil : null)
     return 'settled' as const
   })
 }

@@ -34,6 +34,7 @@ export {
   abandonRate,
   dialLevel,
   guardAnswerRate,
+  MIN_RECENT_ANSWERED,
   type PacingDecision,
   type PacingInput,
   pacing,

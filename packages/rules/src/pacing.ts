@@ -25,6 +25,11 @@ export interface PacingInput {
   answerRate: number | null
   /** The governor's rolling window. */
   window: { answered: number; abandoned: number }
+  /**
+   * The most recent answered calls (e.g. the last 200). Their rate also throttles the dial level, so a
+   * long, clean window cannot hide a bad hour; it does not add to the budget.
+   */
+  recent?: { answered: number; abandoned: number }
   abandonRateMax: number
   maxDialLevel: number
 }
@@ -39,6 +44,9 @@ export interface PacingDecision {
   /** Measured abandon rate over the window (0 with no answered call). */
   abandonRate: number
 }
+
+/** Recent answered calls needed before their abandon rate throttles the dial level. */
+export const MIN_RECENT_ANSWERED = 50
 
 /** Abandon rate at which the dial level starts to fall, and where it reaches 1, as shares of the cap. */
 export const THROTTLE_FROM = 0.5
@@ -73,11 +81,12 @@ export function dialLevel(
 
 export function pacing(input: PacingInput): PacingDecision {
   const rate = abandonRate(input.window)
+  const recent = input.recent && input.recent.answered >= MIN_RECENT_ANSWERED ? abandonRate(input.recent) : 0
   const budget = Math.max(
     0,
     Math.floor(input.abandonRateMax * input.window.answered) - input.window.abandoned,
   )
-  const level = dialLevel(input.answerRate, rate, input.abandonRateMax, input.maxDialLevel)
+  const level = dialLevel(input.answerRate, Math.max(rate, recent), input.abandonRateMax, input.maxDialLevel)
   const none = { lines: 0, dialLevel: level, budget, abandonRate: rate }
   // Never dial with nobody logged in and ready.
   if (input.readyAgents <= 0) return none

@@ -59,6 +59,23 @@ t.test(
   },
 )
 
+t.test('a bad recent stretch throttles the dial level even under a clean long window', async (t) => {
+  const clean = pacing({ ...base, window: { answered: 100_000, abandoned: 100 } })
+  t.equal(clean.dialLevel, 3)
+  const bad = pacing({
+    ...base,
+    window: { answered: 100_000, abandoned: 100 },
+    recent: { answered: 200, abandoned: 6 },
+  })
+  t.equal(bad.dialLevel, 1)
+  const few = pacing({
+    ...base,
+    window: { answered: 100_000, abandoned: 100 },
+    recent: { answered: 10, abandoned: 5 },
+  })
+  t.equal(few.dialLevel, 3, 'too few recent calls to judge')
+})
+
 t.test('monotonic: more idle agents or a lower answer rate never dial fewer lines', async (t) => {
   fc.assert(
     fc.property(

@@ -1,0 +1,70 @@
+import { mkdir, writeFile } from 'node:fs/promises'
+import { join, resolve } from 'node:path'
+import { chartSvg } from './chart.js'
+import type { ModeResult } from './metrics.js'
+import { parseParams, type SimParams } from './params.js'
+import { runMode } from './run.js'
+
+/**
+ * `pnpm simulate [--agents 20 --duration-minutes 60 ...] [--out DIR]`: a call-centre shift in accelerated
+ * time, progressive then predictive on the same seeded population. Prints the comparison, writes
+ * `simulation.json` and `simulation.svg` to DIR (default sim-results/), and exits 1 if an invariant
+ * broke (abandon rate over the cap, a lead dialed twice at once, a lead lost or left reserved).
+ */
+const out = (s: string) => process.stdout.write(`${s}\n`)
+
+function table(p: SimParams, results: ModeResult[]): string {
+  const [a, b] = results as [ModeResult, ModeResult]
+  const row = (name: string, f: (r: ModeResult) => string) => `| ${name} | ${f(a)} | ${f(b)} |`
+  const pct = (x: number) => `${(x * 100).toFixed(2)}%`
+  return [
+    `${p.agents} agents, answer rate ${p.answerRate} then ${p.answerRateAfter} after ${p.shiftAt * 100}% of ${p.durationMinutes} simulated minutes,`,
+    `ring mean ${p.ringMeanSeconds} s (no answer rings 30 s), talk mean ${p.talkMeanSeconds} s, wrap ${p.wrapSeconds} s, patience mean ${p.patienceMeanSeconds} s, seed ${p.seed}`,
+    `governor window history: ${p.historyAnswered} answered at ${(p.historyAbandonRate * 100).toFixed(1)}% abandoned; cap ${(p.abandonRateMax * 100).toFixed(1)}%, MAX_DIAL_LEVEL ${p.maxDialLevel}`,
+    '',
+    '| figure | progressive | predictive |',
+    '|---|---|---|',
+    row('talk minutes per agent-hour', (r) => r.talkMinutesPerAgentHour.toFixed(1)),
+    row('agent idle share', (r) => pct(r.idleShare)),
+    row('abandon rate (whole run)', (r) => pct(r.abandonRate)),
+    row('abandon rate (after the shift)', (r) => pct(r.abandonRateAfterShift)),
+    row('answered / abandoned', (r) => `${r.answered} / ${r.abandoned}`),
+    row('calls per hour', (r) => r.callsPerHour.toFixed(0)),
+    row('leads finished', (r) => String(r.leadsFinished)),
+    '',
+    `predictive / progressive talk minutes per agent-hour: ${(b.talkMinutesPerAgentHour / a.talkMinutesPerAgentHour).toFixed(2)}x`,
+  ].join('\n')
+}
+
+async function main(): Promise<number> {
+  const args = process.argv.slice(2)
+  const outAt = args.indexOf('--out')
+  const dir = resolve(outAt >= 0 ? (args.splice(outAt, 2)[1] ?? 'sim-results') : 'sim-results')
+  const p = parseParams(args)
+  const results: ModeResult[] = []
+  for (const mode of ['progressive', 'predictive'] as const) {
+    const started = Date.now()
+    out(`${mode}: ${p.durationMinutes} simulated minutes at ${p.timeScale}x...`)
+    results.push(await runMode(mode, p))
+    out(`${mode}: done in ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  }
+  const text = table(p, results)
+  out(`\n${text}`)
+  await mkdir(dir, { recursive: true })
+  await writeFile(join(dir, 'simulation.json'), `${JSON.stringify({ params: p, results }, null, 2)}\n`)
+  await writeFile(join(dir, 'simulation.svg'), chartSvg(results, p.abandonRateMax))
+  await writeFile(join(dir, 'simulation.md'), `${text}\n`)
+  out(`\nwrote ${join(dir, 'simulation.json')}, simulation.svg, simulation.md`)
+  const broken: string[] = []
+  for (const r of results) {
+    if (r.abandonRate > p.abandonRateMax)
+      broken.push(`${r.mode}: abandon rate ${r.abandonRate} over ${p.abandonRateMax}`)
+    if (r.worstConcurrency > 1) broken.push(`${r.mode}: a lead was dialed twice at once`)
+    if (r.leadsAccounted !== p.leads) broken.push(`${r.mode}: ${p.leads - r.leadsAccounted} leads lost`)
+    if (r.leadsStillReserved > 0) broken.push(`${r.mode}: ${r.leadsStillReserved} leads left reserved`)
+  }
+  for (const b of broken) out(`INVARIANT BROKEN: ${b}`)
+  return broken.length > 0 ? 1 : 0
+}
+
+process.exitCode = await main()
