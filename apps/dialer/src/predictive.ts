@@ -29,6 +29,8 @@ export interface PredictiveContext {
 /** Answer-rate samples kept, and how many are needed before the dial level leaves 1. */
 const ANSWER_SAMPLES = 200
 const MIN_ANSWER_SAMPLES = 20
+/** Wrap-ups ending within this are paced for now: about the time a dialed customer takes to answer. */
+const SOON_FREE_MS = 15_000
 /** Answered calls in the recent abandon rate that throttles the dial level. */
 const RECENT_ANSWERED = 200
 /** How often the shared window totals are read back from the database. */
@@ -124,6 +126,7 @@ export class PredictiveEngine {
     const decision = pacing({
       readyAgents: this.#c.agents.readyCount(now),
       idleAgents: idle.length,
+      soonFree: this.#c.agents.soonFree(now, busy, SOON_FREE_MS),
       waiting: this.#waiting.length,
       inFlight: this.#inFlight(),
       answerRate: this.#answerRate(),

@@ -153,6 +153,34 @@ forEachDialect(t, async (t, database) => {
     },
   )
 
+  t.test('pool mode: a due callback is dialed after hours and held until any agent is idle', async (t) => {
+    const h = await harness(t, database, {
+      env: { ...PREDICTIVE, HOLD_TIMEOUT_SECONDS: '20', WORK_START: '09:00', WORK_END: '18:00' },
+      now: '2026-11-23T20:00:00.000Z',
+    })
+    await h.addAgent('7010')
+    h.sim.setOutcome('5557000010', { kind: 'answer', ringSeconds: 2, talkSeconds: 3 })
+    await h.push(
+      lead('PC-1', '5557000010', { priority_id: 2, callback_scheduled_at: '2026-11-23T19:00:00Z' }),
+    )
+    await h.push(lead('PC-PENDING', '5557000011'))
+    await h.until('dialing', () => h.sim.calls.some((c) => c.number === '5557000010'))
+    h.sim.setAgentDevice('7010', 'busy')
+    await h.until('answered', () =>
+      h.sim.calls.some((c) => c.number === '5557000010' && c.answeredAt !== null),
+    )
+    await new Promise((r) => setTimeout(r, 300))
+    t.equal(h.sim.calls.find((c) => c.number === '5557000010')?.bridgedAt, null, 'held: no agent idle')
+    h.sim.setAgentDevice('7010', 'idle')
+    await h.until('Received', async () => (await h.lead('PC-1'))?.dial_status === 'Received')
+    t.match(
+      await h.lead('PC-PENDING'),
+      { dial_status: 'Pending', call_count: 0 },
+      'Pending waits for working hours',
+    )
+    t.equal(h.sim.calls.filter((c) => c.number === '5557000011').length, 0)
+  })
+
   t.test('the heartbeat carries the governor state', async (t) => {
     const h = await harness(t, database, { env: { ...PREDICTIVE, HEARTBEAT_SECONDS: '1' } })
     await h.addAgent('7009')

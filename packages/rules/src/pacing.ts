@@ -17,6 +17,11 @@ export interface PacingInput {
   readyAgents: number
   /** Agents free to take a call this moment. */
   idleAgents: number
+  /**
+   * Agents who will be free within about one ring time (in wrap-up that ends soon). Lines dialed for
+   * them are paced like lines for idle agents but count against the budget: they are not free yet.
+   */
+  soonFree?: number
   /** Answered customers waiting for an agent. */
   waiting: number
   /** Customer lines dialing, not yet answered. */
@@ -46,7 +51,7 @@ export interface PacingDecision {
 }
 
 /** Recent answered calls needed before their abandon rate throttles the dial level. */
-export const MIN_RECENT_ANSWERED = 50
+export const MIN_RECENT_ANSWERED = 20
 
 /** Abandon rate at which the dial level starts to fall, and where it reaches 1, as shares of the cap. */
 export const THROTTLE_FROM = 0.5
@@ -98,7 +103,7 @@ export function pacing(input: PacingInput): PacingDecision {
   // weighted by the guard answer rate.
   const exposure = Math.max(0, -free) + guard * Math.max(0, input.inFlight - Math.max(0, free))
   const risk = Math.max(0, Math.floor((budget - exposure) / guard + 1e-9))
-  const wanted = Math.floor(Math.max(0, free) * level) - input.inFlight
+  const wanted = Math.floor(Math.max(0, free + (input.soonFree ?? 0)) * level) - input.inFlight
   const perAgentCap = Math.floor(input.maxDialLevel * input.readyAgents) - input.inFlight - input.waiting
   const lines = Math.max(0, Math.min(wanted, safe + risk, perAgentCap))
   return { ...none, lines }

@@ -76,6 +76,13 @@ t.test('a bad recent stretch throttles the dial level even under a clean long wi
   t.equal(few.dialLevel, 3, 'too few recent calls to judge')
 })
 
+t.test('agents about to be free add lines, paid from the budget', async (t) => {
+  const now = pacing({ ...base, idleAgents: 2, soonFree: 3, window: { answered: 10_000, abandoned: 0 } })
+  t.equal(now.lines, 15, '(2 + 3) x 3')
+  const noBudget = pacing({ ...base, idleAgents: 2, soonFree: 3, window: { answered: 0, abandoned: 0 } })
+  t.equal(noBudget.lines, 2, 'only the idle agents without budget')
+})
+
 t.test('monotonic: more idle agents or a lower answer rate never dial fewer lines', async (t) => {
   fc.assert(
     fc.property(
@@ -147,6 +154,8 @@ t.test('property: in a scripted worst case the abandon rate never exceeds the ca
           const d = pacing({
             readyAgents: agents,
             idleAgents: idle,
+            // Agents said to be free soon, who in this worst case never are.
+            soonFree: step.freed,
             waiting: 0,
             inFlight,
             answerRate: step.answer,

@@ -60,6 +60,18 @@ export class AgentTracker {
     )
   }
 
+  /** Agents who would be available but for a wrap-up that ends within `withinMs`. */
+  soonFree(now: Date, busyHere: ReadonlySet<number>, withinMs: number): number {
+    const t = now.getTime()
+    return this.#roster.filter((r) => {
+      if (!r.extension || r.is_active !== 1 || r.presence !== 'ready') return false
+      if (r.on_call_by !== null || busyHere.has(r.id) || !r.wrap_until) return false
+      if (!r.panel_seen_at || t - fromDbTime(r.panel_seen_at).getTime() > PANEL_FRESH_MS) return false
+      const ends = fromDbTime(r.wrap_until).getTime()
+      return ends > t && ends - t <= withinMs && this.deviceState(r.extension) === 'NOT_INUSE'
+    }).length
+  }
+
   /** Agents logged in (active, panel fresh) and ready, whether idle or on a call. */
   readyCount(now: Date): number {
     return this.#roster.filter(
