@@ -1,5 +1,5 @@
 import { type Database, withTransaction } from '@hold-dialer/db'
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 // The dialer's own claim and settle statements, as its claim round runs them (apps/dialer/src/dialer.ts).
 import { claimNextLead } from '../../../apps/dialer/dist/sql/claim.js'
 import { settleLead } from '../../../apps/dialer/dist/sql/settle-lead.js'
@@ -47,23 +47,24 @@ export async function dialerClaims(
       }
       ledger.claimed(lead.id)
       const at = new Date().toISOString().replace('T', ' ').slice(0, 23)
-      await withTransaction(db, async (trx) => {
-        await settleLead(trx, lead.id, {
-          plan: {
-            dial_status: 'Not Connected',
-            next_retry_at: new Date(now.getTime() + RETRY_LATER_MS),
-            archive: false,
-            queueRnrMail: false,
-          },
-          callCount: lead.call_count + 1,
-          firstAttemptAt: lead.first_attempt_at ?? at,
-          lastAttemptAt: at,
-          lastDialResult: 'NOANSWER',
-          hangupBy: null,
-          hangupCause: null,
-        })
-        await releaseAgent(trx, agentId, dialerId, null)
+      // The release: the dialer's own settle and agent release statements, each its own autocommit
+      // write like the raw loop's single UPDATE (no lock is held across them, so no transaction).
+      const autocommit = db as unknown as Transaction<Database>
+      await settleLead(autocommit, lead.id, {
+        plan: {
+          dial_status: 'Not Connected',
+          next_retry_at: new Date(now.getTime() + RETRY_LATER_MS),
+          archive: false,
+          queueRnrMail: false,
+        },
+        callCount: lead.call_count + 1,
+        firstAttemptAt: lead.first_attempt_at ?? at,
+        lastAttemptAt: at,
+        lastDialResult: 'NOANSWER',
+        hangupBy: null,
+        hangupCause: null,
       })
+      await releaseAgent(autocommit, agentId, dialerId, null)
       ledger.latencies.push(msSince(t0))
     }
   }
