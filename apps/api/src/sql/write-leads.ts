@@ -1,41 +1,28 @@
-import {
-  type Database,
-  dialectOf,
-  type MasterRow,
-  type NewMasterRow,
-  takeInsertedValues,
-} from '@hold-dialer/db'
-import type { Transaction } from 'kysely'
+import { type Database, dialectOf, type NewMasterRow } from '@hold-dialer/db'
+import { CompiledQuery, type Transaction } from 'kysely'
+import { PUSH_COLUMNS, PUSH_UPDATES, pushValues, ROW_PLACEHOLDERS } from './master-columns.js'
 
-/** Columns a push overwrites on an existing row: everything but `id`, `oli_id` and `created_at`. */
-const PUSH_UPDATES = [
-  'phone_number',
-  'client_name',
-  'form_type',
-  'priority_id',
-  'agent_id',
-  'callback_scheduled_at',
-  'dial_status',
-  'last_dial_result',
-  'hangup_by',
-  'hangup_cause',
-  'last_attempt_at',
-  'first_attempt_at',
-  'next_retry_at',
-  'call_count',
-  'isReserved',
-  'isRnrSent',
-  'reserved_by',
-  'reserved_at',
-  'previous_status',
-  'push_date',
-  'status',
-] as const
+/**
+ * The statements below are built by hand rather than through Kysely's builder: compiling a 500-row
+ * insert (11,500 parameters) was 7% of the API's CPU on batch pushes.
+ */
+function multiRowInsert(rows: NewMasterRow[]): { text: string; params: unknown[] } {
+  const params: unknown[] = []
+  for (const row of rows) pushValues(row, params)
+  return {
+    text: `INSERT INTO hold_dialer_master_data (${PUSH_COLUMNS.join(', ')}) VALUES ${rows.map(() => ROW_PLACEHOLDERS).join(', ')}`,
+    params,
+  }
+}
+
+const MYSQL_OVERWRITE = `ON DUPLICATE KEY UPDATE ${PUSH_UPDATES.map((c) => `${c} = VALUES(${c})`).join(', ')}`
+const SQLITE_OVERWRITE = `ON CONFLICT (oli_id) DO UPDATE SET ${PUSH_UPDATES.map((c) => `${c} = excluded.${c}`).join(', ')}`
 
 /** Inserts new leads in one statement. A concurrent insert of the same `oli_id` fails with a duplicate key. */
 export async function insertLeads(trx: Transaction<Database>, rows: NewMasterRow[]): Promise<void> {
   if (rows.length === 0) return
-  await trx.insertInto('hold_dialer_master_data').values(rows).execute()
+  const { text, params } = multiRowInsert(rows)
+  await trx.executeQuery(CompiledQuery.raw(text, params))
 }
 
 /**
@@ -45,8 +32,7 @@ export async function insertLeads(trx: Transaction<Database>, rows: NewMasterRow
  */
 export async function overwriteLeads(trx: Transaction<Database>, rows: NewMasterRow[]): Promise<void> {
   if (rows.length === 0) return
-  const set = takeInsertedValues<MasterRow, (typeof PUSH_UPDATES)[number]>(dialectOf(trx), PUSH_UPDATES)
-  const insert = trx.insertInto('hold_dialer_master_data').values(rows)
-  if (dialectOf(trx) === 'mysql') await insert.onDuplicateKeyUpdate(set).execute()
-  else await insert.onConflict((oc) => oc.column('oli_id').doUpdateSet(set)).execute()
+  const { text, params } = multiRowInsert(rows)
+  const overwrite = dialectOf(trx) === 'mysql' ? MYSQL_OVERWRITE : SQLITE_OVERWRITE
+  await trx.executeQuery(CompiledQuery.raw(`${text} ${overwrite}`, params))
 }
