@@ -83,7 +83,7 @@ t.test('agents about to be free add lines, paid from the budget', async (t) => {
   t.equal(noBudget.lines, 2, 'only the idle agents without budget')
 })
 
-t.test('monotonic: more idle agents or a lower answer rate never dial fewer lines', async (t) => {
+t.test('monotonic: more idle agents or a lower answer rate never dial fewer lines', async () => {
   fc.assert(
     fc.property(
       fc.integer({ min: 0, max: 50 }),
@@ -125,7 +125,7 @@ t.test('the guard answer rate is double the measured one, within bounds', async 
   t.equal(guardAnswerRate(0.7), 1)
 })
 
-t.test('property: in a scripted worst case the abandon rate never exceeds the cap', async (t) => {
+t.test('property: in a scripted worst case the abandon rate never exceeds the cap', async () => {
   // Each step the answer rate is the guard rate (the measured rate doubled, or 1 while unmeasured):
   // that share of the lines in flight answers at once (counted as a fraction, the expected value);
   // idle agents take what they can, the rest are abandoned (never connected within the compliance
