@@ -55,5 +55,5 @@ export function chartSvg(results: ModeResult[], cap: number): string {
         `<text x="${pad.left + 10 + i * 140}" y="${H - 6}" font-size="13" fill="${colours[r.mode]}">${r.mode}</text>`,
     )
     .join('')
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><rect width="100%" height="100%" fill="white"/>${parts.join('')}${legend}</svg>\n`
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" font-family="sans-serif"><title>Progressive and predictive dialing: dial level, abandon rate, agent occupancy</title><rect width="100%" height="100%" fill="white"/>${parts.join('')}${legend}</svg>\n`
 }
