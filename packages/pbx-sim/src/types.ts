@@ -15,7 +15,8 @@ export type CustomerScript =
       busyProbability?: number
       ringSeconds: { mean: number }
       talkSeconds: { mean: number }
-      patienceSeconds?: { mean: number }
+      /** Patience of an answered customer on hold: at least `min` (default 0), then exponential. */
+      patienceSeconds?: { mean: number; min?: number }
     }
 
 /** What an operator sets on an agent's desk phone. The live device state also reflects calls in progress. */

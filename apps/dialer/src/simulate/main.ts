@@ -19,7 +19,7 @@ function table(p: SimParams, results: ModeResult[]): string {
   const pct = (x: number) => `${(x * 100).toFixed(2)}%`
   return [
     `${p.agents} agents, answer rate ${p.answerRate} then ${p.answerRateAfter} after ${p.shiftAt * 100}% of ${p.durationMinutes} simulated minutes,`,
-    `ring mean ${p.ringMeanSeconds} s (no answer rings 30 s), talk mean ${p.talkMeanSeconds} s, wrap ${p.wrapSeconds} s, patience mean ${p.patienceMeanSeconds} s, seed ${p.seed}`,
+    `ring mean ${p.ringMeanSeconds} s (no answer rings 30 s), talk mean ${p.talkMeanSeconds} s, wrap ${p.wrapSeconds} s, patience ${p.patienceMinSeconds} s + exponential, mean ${p.patienceMeanSeconds} s, seed ${p.seed}`,
     `governor window history: ${p.historyAnswered} answered at ${(p.historyAbandonRate * 100).toFixed(1)}% abandoned; cap ${(p.abandonRateMax * 100).toFixed(1)}%, MAX_DIAL_LEVEL ${p.maxDialLevel}`,
     '',
     '| figure | progressive | predictive |',

@@ -9,8 +9,9 @@ export interface SimParams {
   shiftAt: number
   ringMeanSeconds: number
   talkMeanSeconds: number
-  /** How long an answered customer waits on hold before hanging up (mean). */
+  /** How long an answered customer waits on hold before hanging up: mean, and the minimum (nobody hangs up on the first word). */
   patienceMeanSeconds: number
+  patienceMinSeconds: number
   wrapSeconds: number
   durationMinutes: number
   /** Simulated seconds per real second. */
@@ -37,6 +38,7 @@ export const DEFAULT_PARAMS: SimParams = {
   ringMeanSeconds: 12,
   talkMeanSeconds: 180,
   patienceMeanSeconds: 20,
+  patienceMinSeconds: 3,
   wrapSeconds: 15,
   durationMinutes: 60,
   timeScale: 20,

@@ -31,7 +31,7 @@ export async function runMode(
     busyProbability: 0,
     ringSeconds: { mean: p.ringMeanSeconds },
     talkSeconds: { mean: p.talkMeanSeconds },
-    patienceSeconds: { mean: p.patienceMeanSeconds },
+    patienceSeconds: { mean: p.patienceMeanSeconds, min: p.patienceMinSeconds },
   })
   const sim = await startPbxSim({
     port: 0,

@@ -57,7 +57,10 @@ export function resolvePlan(script: CustomerScript, rng: Rng): CustomerPlan {
       const roll = rng.next()
       const ringSeconds = rng.exponential(script.ringSeconds.mean)
       const talkSeconds = rng.exponential(script.talkSeconds.mean)
-      const patienceSeconds = script.patienceSeconds ? rng.exponential(script.patienceSeconds.mean) : null
+      // Nobody hangs up before `min` seconds of silence; beyond that, an exponential tail.
+      const patience = script.patienceSeconds
+      const floor = Math.min(patience?.min ?? 0, patience?.mean ?? 0)
+      const patienceSeconds = patience ? floor + rng.exponential(patience.mean - floor) : null
       if (roll < script.answerProbability)
         return plan('answer', { ringSeconds, talkSeconds, patienceSeconds })
       if (roll < script.answerProbability + (script.busyProbability ?? 0)) return plan('busy')
