@@ -1,6 +1,6 @@
 import { type Database, dialectOf } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
-import type { Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 
 export interface ClaimRequest {
   dialerId: string
@@ -40,6 +40,24 @@ export interface ClaimedLead {
 }
 
 type Category = 'callback' | 'retry' | 'pending'
+
+/**
+ * What a claim needs of the lead, read by the locking SELECT itself: the row is read to check the
+ * conditions the index does not hold anyway, and a second SELECT by id cost a round trip per claim.
+ */
+const CLAIMED_COLUMNS = [
+  'id',
+  'oli_id',
+  'phone_number',
+  'client_name',
+  'priority_id',
+  'agent_id',
+  'dial_status',
+  'call_count',
+  'callback_scheduled_at',
+  'first_attempt_at',
+  'isRnrSent',
+] as const
 type Pin = 'mine' | 'unpinned' | 'any'
 
 /**
@@ -49,11 +67,11 @@ type Pin = 'mine' | 'unpinned' | 'any'
  * rather than joined: a locking read through a join would also lock the priority rows and make every
  * other claimer skip every lead of that priority.
  */
-async function candidate(trx: Transaction<Database>, req: ClaimRequest, category: Category, pin: Pin) {
+function candidateQuery(trx: Transaction<Database>, req: ClaimRequest, category: Category, pin: Pin) {
   const now = toDbTime(req.now)
   let q = trx
     .selectFrom('hold_dialer_master_data')
-    .select(['id'])
+    .select(CLAIMED_COLUMNS)
     .where('isReserved', '=', 0)
     .where('priority_id', 'in', [...req.dialablePriorities])
   if (category === 'callback') {
@@ -77,7 +95,44 @@ async function candidate(trx: Transaction<Database>, req: ClaimRequest, category
   if (pin === 'unpinned') q = q.where('agent_id', 'is', null)
   q = q.orderBy('id').limit(1)
   if (dialectOf(trx) === 'mysql') q = q.forUpdate().skipLocked()
-  return (await q.executeTakeFirst())?.id
+  return q
+}
+
+type CandidateRow = Awaited<ReturnType<ReturnType<typeof candidateQuery>['executeTakeFirstOrThrow']>>
+
+/**
+ * The first candidate in `plan` order. MySQL: every candidate query in one statement, each part a
+ * parenthesised `SELECT ... LIMIT 1 FOR UPDATE SKIP LOCKED` tagged with its rank, and the best rank
+ * wins. One round trip instead of up to three (six when pinned), which was a quarter of the claim's
+ * time with 30 claimers; the price is that a part whose row is not used (a Pending lead when a
+ * callback was due) stays locked, and skipped by other claimers, until this short transaction ends.
+ * SQLite: one query after another; they are calls into the same process and SQLite has no UNION of
+ * ordered, limited parts.
+ */
+async function firstCandidate(
+  trx: Transaction<Database>,
+  req: ClaimRequest,
+  plan: readonly [Pin, Category][],
+): Promise<CandidateRow | undefined> {
+  if (dialectOf(trx) !== 'mysql') {
+    for (const [pin, category] of plan) {
+      const row = await candidateQuery(trx, req, category, pin).executeTakeFirst()
+      if (row) return row
+    }
+    return undefined
+  }
+  const parts = plan.map(([pin, category], rank) =>
+    candidateQuery(trx, req, category, pin).select(sql<number>`${rank}`.as('claim_rank')),
+  )
+  const union = parts.slice(1).reduce((acc, part) => sql`${acc} UNION ALL ${part}`, sql`${parts[0]}`)
+  const { rows } = await union.execute(trx)
+  let best: (CandidateRow & { claim_rank: number }) | undefined
+  for (const row of rows as (CandidateRow & { claim_rank: number })[]) {
+    if (!best || Number(row.claim_rank) < Number(best.claim_rank)) best = row
+  }
+  if (!best) return undefined
+  const { claim_rank: _rank, ...row } = best
+  return row
 }
 
 /**
@@ -98,32 +153,10 @@ export async function claimNextLead(
       : req.unpinnedOnly
         ? ['unpinned']
         : ['any']
-  let id: number | undefined
-  for (const pin of pins) {
-    for (const category of categories) {
-      id = await candidate(trx, req, category, pin)
-      if (id !== undefined) break
-    }
-    if (id !== undefined) break
-  }
-  if (id === undefined) return undefined
-  const row = await trx
-    .selectFrom('hold_dialer_master_data')
-    .select([
-      'id',
-      'oli_id',
-      'phone_number',
-      'client_name',
-      'priority_id',
-      'agent_id',
-      'dial_status',
-      'call_count',
-      'callback_scheduled_at',
-      'first_attempt_at',
-      'isRnrSent',
-    ])
-    .where('id', '=', id)
-    .executeTakeFirstOrThrow()
+  const plan = pins.flatMap((pin) => categories.map((category) => [pin, category] as [Pin, Category]))
+  const row = await firstCandidate(trx, req, plan)
+  if (!row) return undefined
+  const id = Number(row.id)
   await trx
     .updateTable('hold_dialer_master_data')
     .set({
@@ -136,5 +169,5 @@ export async function claimNextLead(
     .where('id', '=', id)
     .execute()
   const { dial_status, ...rest } = row
-  return { ...rest, id: Number(rest.id), previous_status: dial_status }
+  return { ...rest, id, previous_status: dial_status }
 }
