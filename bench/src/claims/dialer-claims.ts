@@ -1,7 +1,7 @@
-import { type Database, withTransaction } from '@hold-dialer/db'
+import { type Database, dialectOf, withTransaction } from '@hold-dialer/db'
 import type { Kysely, Transaction } from 'kysely'
 // The dialer's own claim and settle statements, as its claim round runs them (apps/dialer/src/dialer.ts).
-import { claimNextLead } from '../../../apps/dialer/dist/sql/claim.js'
+import { type ClaimedLead, claimNextLead } from '../../../apps/dialer/dist/sql/claim.js'
 import { settleLead } from '../../../apps/dialer/dist/sql/settle-lead.js'
 import { releaseAgent, takeAgent } from '../../../apps/dialer/dist/sql/take-agent.js'
 import { msSince } from '../lib/stats.js'
@@ -12,9 +12,46 @@ const DIALABLE = [1, 2, 8] as const
 const RETRY_LATER_MS = 3_600_000
 
 /**
+ * The release: the dialer's own settle and agent-release statements. On MariaDB each is an autocommit
+ * write, like the raw loop's one UPDATE: no lock is held across them, and a transaction would add two
+ * round trips. On SQLite both go in one transaction, since there every commit is an fsync and round
+ * trips cost nothing.
+ */
+async function release(
+  db: Kysely<Database>,
+  lead: ClaimedLead,
+  agentId: number,
+  dialerId: string,
+  claimedAt: Date,
+): Promise<void> {
+  const at = new Date().toISOString().replace('T', ' ').slice(0, 23)
+  const write = async (trx: Transaction<Database>) => {
+    await settleLead(trx, lead.id, {
+      plan: {
+        dial_status: 'Not Connected',
+        next_retry_at: new Date(claimedAt.getTime() + RETRY_LATER_MS),
+        archive: false,
+        queueRnrMail: false,
+      },
+      callCount: lead.call_count + 1,
+      firstAttemptAt: lead.first_attempt_at ?? at,
+      lastAttemptAt: at,
+      lastDialResult: 'NOANSWER',
+      hangupBy: null,
+      hangupCause: null,
+    })
+    await releaseAgent(trx, agentId, dialerId, null)
+  }
+  if (dialectOf(db) === 'sqlite') await withTransaction(db, write)
+  // The statements ask only for a Transaction so that their callers cannot forget the lock; here
+  // each runs on its own.
+  else await write(db as unknown as Transaction<Database>)
+}
+
+/**
  * `agents.length` concurrent claimers, each standing for one agent: take the agent and the next lead
  * in one transaction (`takeAgent` + `claimNextLead` in `withTransaction`), then settle the call as
- * Not Connected with a retry an hour later and free the agent in a second one. A settled lead is no
+ * Not Connected with a retry an hour later and free the agent. A settled lead is no
  * longer claimable, so any lead claimed twice in a run is a double claim.
  */
 export async function dialerClaims(
@@ -46,25 +83,7 @@ export async function dialerClaims(
         break
       }
       ledger.claimed(lead.id)
-      const at = new Date().toISOString().replace('T', ' ').slice(0, 23)
-      // The release: the dialer's own settle and agent release statements, each its own autocommit
-      // write like the raw loop's single UPDATE (no lock is held across them, so no transaction).
-      const autocommit = db as unknown as Transaction<Database>
-      await settleLead(autocommit, lead.id, {
-        plan: {
-          dial_status: 'Not Connected',
-          next_retry_at: new Date(now.getTime() + RETRY_LATER_MS),
-          archive: false,
-          queueRnrMail: false,
-        },
-        callCount: lead.call_count + 1,
-        firstAttemptAt: lead.first_attempt_at ?? at,
-        lastAttemptAt: at,
-        lastDialResult: 'NOANSWER',
-        hangupBy: null,
-        hangupCause: null,
-      })
-      await releaseAgent(autocommit, agentId, dialerId, null)
+      await release(db, lead, agentId, dialerId, now)
       ledger.latencies.push(msSince(t0))
     }
   }
