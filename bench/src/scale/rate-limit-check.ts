@@ -34,8 +34,9 @@ async function callbackRequest(base: string, client: string, oliId: string): Pro
 }
 
 const tally = (into: Record<string, Record<number, number>>, base: string, status: number) => {
-  const byStatus = (into[base] ??= {})
+  const byStatus = into[base] ?? {}
   byStatus[status] = (byStatus[status] ?? 0) + 1
+  into[base] = byStatus
 }
 
 /**

@@ -6,9 +6,9 @@ import {
   type DatabaseConnection,
   Kysely,
   MysqlDialect,
+  type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
-  type SqliteDatabase,
   SqliteDriver,
   type SqliteStatement,
 } from 'kysely'
