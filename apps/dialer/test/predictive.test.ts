@@ -37,7 +37,7 @@ forEachDialect(t, async (t, database) => {
     async (t) => {
       const h = await harness(t, database, { env: { ...PREDICTIVE, HOLD_TIMEOUT_SECONDS: '30' } })
       await h.addAgent('7002')
-      h.sim.setOutcome('5557000002', { kind: 'hangupWhileWaiting', ringSeconds: 1, patienceSeconds: 2 })
+      h.sim.setOutcome('5557000002', { kind: 'hangupWhileWaiting', ringSeconds: 10, patienceSeconds: 2 })
       await h.push(lead('PR-2', '5557000002'))
       // Once the call is ringing, the only agent goes busy on another line.
       await h.until('dialing', () => h.sim.calls.some((c) => c.number === '5557000002'))
@@ -57,7 +57,7 @@ forEachDialect(t, async (t, database) => {
   t.test('no agent free within HOLD_TIMEOUT_SECONDS: the dialer hangs up, Abandoned', async (t) => {
     const h = await harness(t, database, { env: PREDICTIVE })
     await h.addAgent('7003')
-    h.sim.setOutcome('5557000003', { kind: 'answer', ringSeconds: 2, talkSeconds: 5 })
+    h.sim.setOutcome('5557000003', { kind: 'answer', ringSeconds: 10, talkSeconds: 5 })
     await h.push(lead('PR-3', '5557000003'))
     await h.until('dialing', () => h.sim.calls.some((c) => c.number === '5557000003'))
     h.sim.setAgentDevice('7003', 'busy')
@@ -110,7 +110,7 @@ forEachDialect(t, async (t, database) => {
         env: { ...PREDICTIVE, CALLBACK_MODE: 'pinned', HOLD_TIMEOUT_SECONDS: '20' },
       })
       const mine = await h.addAgent('7007')
-      h.sim.setOutcome('5557000008', { kind: 'answer', ringSeconds: 2, talkSeconds: 3 })
+      h.sim.setOutcome('5557000008', { kind: 'answer', ringSeconds: 10, talkSeconds: 3 })
       await h.push(lead('PP-2', '5557000008', { agent_id: mine }))
       await h.until('dialing', () => h.sim.calls.some((c) => c.number === '5557000008'))
       h.sim.setAgentDevice('7007', 'busy')
@@ -136,7 +136,7 @@ forEachDialect(t, async (t, database) => {
         env: { ...PREDICTIVE, CALLBACK_MODE: 'pinned', RETRY_SECONDS: '3600', RETRY_PATTERN: '[2,2,1]' },
       })
       const mine = await h.addAgent('7008')
-      h.sim.setOutcome('5557000009', { kind: 'answer', ringSeconds: 2, talkSeconds: 3 })
+      h.sim.setOutcome('5557000009', { kind: 'answer', ringSeconds: 10, talkSeconds: 3 })
       await h.push(lead('PP-3', '5557000009', { agent_id: mine }))
       await h.until('dialing', () => h.sim.calls.some((c) => c.number === '5557000009'))
       h.sim.setAgentDevice('7008', 'busy')
@@ -159,7 +159,7 @@ forEachDialect(t, async (t, database) => {
       now: '2026-11-23T20:00:00.000Z',
     })
     await h.addAgent('7010')
-    h.sim.setOutcome('5557000010', { kind: 'answer', ringSeconds: 2, talkSeconds: 3 })
+    h.sim.setOutcome('5557000010', { kind: 'answer', ringSeconds: 10, talkSeconds: 3 })
     await h.push(
       lead('PC-1', '5557000010', { priority_id: 2, callback_scheduled_at: '2026-11-23T19:00:00Z' }),
     )
