@@ -124,6 +124,7 @@ forEachDialect(t, async (t, database) => {
       { scheduledAt: '2026-11-24' },
       { ScheduledAt: '2026-11-24' },
       { scheduledAt: '2026-13-01 10:00:00' },
+      { scheduledAt: '0000-01-01 00:00:00' },
       { scheduledAt: null },
       { ScheduledAt: 20261124 },
     ]) {

@@ -1,6 +1,7 @@
 import { forEachDialect } from '@hold-dialer/db/testing'
 import {
   CALLBACK_TIME_CALENDAR_MESSAGE,
+  CALLBACK_TIME_RANGE_MESSAGE,
   CALLBACK_TIME_FORMAT_MESSAGE,
   PHONE_MESSAGE,
 } from '@hold-dialer/rules'
@@ -226,6 +227,9 @@ forEachDialect(t, async (t, database) => {
       ['2026-11-24T24:00:01', CALLBACK_TIME_CALENDAR_MESSAGE],
       ['2026-13-01 10:00:00', CALLBACK_TIME_CALENDAR_MESSAGE],
       ['2026-11-24 10:60:00', CALLBACK_TIME_CALENDAR_MESSAGE],
+      ['0000-01-01 00:00:00', CALLBACK_TIME_RANGE_MESSAGE],
+      ['10000-01-01 00:00:00', CALLBACK_TIME_FORMAT_MESSAGE],
+      ['9999-12-31T23:59:59-05:00', CALLBACK_TIME_RANGE_MESSAGE],
     ]
     const before = await countMaster(fx)
     for (const [value, message] of cases) {

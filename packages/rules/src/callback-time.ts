@@ -16,6 +16,13 @@ export type CallbackTimeResult = { ok: true; at: Date } | { ok: false; message: 
 export const CALLBACK_TIME_FORMAT_MESSAGE =
   'must be a datetime YYYY-MM-DD HH:MM:SS or ISO-8601 with a time part'
 export const CALLBACK_TIME_CALENDAR_MESSAGE = 'must be a real calendar date and time'
+export const CALLBACK_TIME_RANGE_MESSAGE = 'must fall between the years 1000 and 9999 (UTC)'
+
+// MySQL's DATETIME holds 1000-01-01 00:00:00 to 9999-12-31 23:59:59; an instant outside it (e.g.
+// `0000-01-01 00:00:00` in a zone east of UTC lands in year -1) could not be stored, so it is the
+// client's error, not the server's.
+const EARLIEST_STORABLE = Date.UTC(1000, 0, 1)
+const LATEST_STORABLE = Date.UTC(10000, 0, 1)
 
 // `2026-05-01 10:00:00`: the format the spec names, always naive (in TIMEZONE).
 const NAIVE_DATETIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
@@ -81,7 +88,12 @@ export function formatLocal(at: Date, zone: string): string {
 
 function resolve(wall: WallTime | null, toInstant: (wall: WallTime) => Date | null): CallbackTimeResult {
   const at = wall === null ? null : toInstant(wall)
-  return at === null ? invalidCalendar() : { ok: true, at }
+  if (at === null) return invalidCalendar()
+  const ms = at.getTime()
+  if (!(ms >= EARLIEST_STORABLE && ms < LATEST_STORABLE)) {
+    return { ok: false, message: CALLBACK_TIME_RANGE_MESSAGE }
+  }
+  return { ok: true, at }
 }
 
 function invalidCalendar(): CallbackTimeResult {

@@ -3,6 +3,7 @@
 
 export {
   CALLBACK_TIME_CALENDAR_MESSAGE,
+  CALLBACK_TIME_RANGE_MESSAGE,
   CALLBACK_TIME_FORMAT_MESSAGE,
   type CallbackTimeResult,
   formatLocal,

@@ -3,6 +3,7 @@
 import t from 'tap'
 import {
   CALLBACK_TIME_CALENDAR_MESSAGE,
+  CALLBACK_TIME_RANGE_MESSAGE,
   CALLBACK_TIME_FORMAT_MESSAGE,
   formatLocal,
   parseCallbackTime,
@@ -122,6 +123,22 @@ t.test('rejected: invalid calendar values, with their own message', async (t) =>
     t.equal(rejection(value), CALLBACK_TIME_CALENDAR_MESSAGE, value)
   }
   t.equal(acceptedAt('2028-02-29 10:00:00', 'UTC'), '2028-02-29T10:00:00.000Z', 'a real leap day')
+})
+
+t.test('rejected: instants the database cannot store (UTC years before 1000 or after 9999)', async (t) => {
+  const kolkata = 'Asia/Kolkata'
+  for (const [value, zone] of [
+    ['0000-01-01 00:00:00', kolkata], // 5:30 east of UTC: year -1
+    ['0999-12-31 23:59:59', 'UTC'],
+    ['1000-01-01 05:29:59', kolkata], // 999-12-31 23:59:59 UTC
+    ['1000-01-01T00:00:00+00:01', 'UTC'],
+    ['9999-12-31T23:59:59-00:01', 'UTC'], // 10000-01-01 00:00:59 UTC
+  ] as const) {
+    const result = parseCallbackTime(value, zone)
+    t.same(result, { ok: false, message: CALLBACK_TIME_RANGE_MESSAGE }, `${value} in ${zone}`)
+  }
+  t.equal(acceptedAt('1000-01-01 00:00:00', 'UTC'), '1000-01-01T00:00:00.000Z', 'the first storable second')
+  t.equal(acceptedAt('9999-12-31T23:59:59.999Z', 'UTC'), '9999-12-31T23:59:59.999Z', 'the last storable instant')
 })
 
 t.test('DST: a naive time in a spring-forward gap moves forward by the gap', async (t) => {
