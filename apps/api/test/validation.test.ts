@@ -1,8 +1,8 @@
 import { forEachDialect } from '@hold-dialer/db/testing'
 import {
   CALLBACK_TIME_CALENDAR_MESSAGE,
-  CALLBACK_TIME_RANGE_MESSAGE,
   CALLBACK_TIME_FORMAT_MESSAGE,
+  CALLBACK_TIME_RANGE_MESSAGE,
   PHONE_MESSAGE,
 } from '@hold-dialer/rules'
 import type { LightMyRequestResponse } from 'fastify'

@@ -3,8 +3,8 @@
 
 export {
   CALLBACK_TIME_CALENDAR_MESSAGE,
-  CALLBACK_TIME_RANGE_MESSAGE,
   CALLBACK_TIME_FORMAT_MESSAGE,
+  CALLBACK_TIME_RANGE_MESSAGE,
   type CallbackTimeResult,
   formatLocal,
   parseCallbackTime,

@@ -3,8 +3,8 @@
 import t from 'tap'
 import {
   CALLBACK_TIME_CALENDAR_MESSAGE,
-  CALLBACK_TIME_RANGE_MESSAGE,
   CALLBACK_TIME_FORMAT_MESSAGE,
+  CALLBACK_TIME_RANGE_MESSAGE,
   formatLocal,
   parseCallbackTime,
 } from '../src/callback-time.js'
@@ -138,7 +138,11 @@ t.test('rejected: instants the database cannot store (UTC years before 1000 or a
     t.same(result, { ok: false, message: CALLBACK_TIME_RANGE_MESSAGE }, `${value} in ${zone}`)
   }
   t.equal(acceptedAt('1000-01-01 00:00:00', 'UTC'), '1000-01-01T00:00:00.000Z', 'the first storable second')
-  t.equal(acceptedAt('9999-12-31T23:59:59.999Z', 'UTC'), '9999-12-31T23:59:59.999Z', 'the last storable instant')
+  t.equal(
+    acceptedAt('9999-12-31T23:59:59.999Z', 'UTC'),
+    '9999-12-31T23:59:59.999Z',
+    'the last storable instant',
+  )
 })
 
 t.test('DST: a naive time in a spring-forward gap moves forward by the gap', async (t) => {
