@@ -26,9 +26,17 @@ export interface PredictiveContext {
   onClaimed(): void
 }
 
-/** Answer-rate samples kept, and how many are needed before the dial level leaves 1. */
-const ANSWER_SAMPLES = 200
+/**
+ * Answer-rate samples kept (the last finished lines), and how many are needed before the dial level
+ * leaves 1. 50 follows a sudden change within a few minutes of dialing; 200 lagged so long after the
+ * answer rate doubled that the simulation's abandon rate after the shift went over the cap in 5 of 50
+ * seeded runs (2 of 50 with 50).
+ */
+const ANSWER_SAMPLES = 50
 const MIN_ANSWER_SAMPLES = 20
+/** Dial-to-answer delays kept for the forecast, and how many are needed before it uses them. */
+const DELAY_SAMPLES = 100
+const MIN_DELAY_SAMPLES = 10
 /** Wrap-ups ending within this are paced for now: about the time a dialed customer takes to answer. */
 const SOON_FREE_MS = 15_000
 /** Answered calls in the recent abandon rate that throttles the dial level. */
@@ -60,6 +68,8 @@ export class PredictiveEngine {
   readonly #c: PredictiveContext
   readonly #waiting: TrackedCall[] = []
   readonly #samples: boolean[] = []
+  /** Seconds from dialing to the answer, for recent answered calls. */
+  readonly #delays: number[] = []
   /** Abandoned or not, for this dialer's most recent answered calls (the pacing's recent rate). */
   readonly #recent: boolean[] = []
   #window = { answered: 0, abandoned: 0 }
@@ -92,8 +102,12 @@ export class PredictiveEngine {
   }
 
   #inFlight(): number {
+    return this.#ringing().length
+  }
+
+  /** This dialer's customer lines dialing, not yet answered. */
+  #ringing(): TrackedCall[] {
     return this.#c.calls.active().filter((c) => c.mode === 'predictive' && !c.answeredAt && !c.failedAt)
-      .length
   }
 
   #windowStart(now: Date): Date {
@@ -134,6 +148,16 @@ export class PredictiveEngine {
       recent: { answered: this.#recent.length, abandoned: this.#recent.filter(Boolean).length },
       abandonRateMax: this.#c.config.abandonRateMax,
       maxDialLevel: this.#c.config.maxDialLevel,
+      forecast: {
+        ringingSeconds: this.#ringing().map((c) => (now.getTime() - c.startedAt.getTime()) / 1000),
+        wrapRemainingSeconds: this.#c.agents.wrapRemaining(now, busy).map((ms) => ms / 1000),
+        answerDelayMean:
+          this.#delays.length < MIN_DELAY_SAMPLES
+            ? null
+            : this.#delays.reduce((a, b) => a + b, 0) / this.#delays.length,
+        ringTimeoutSeconds: this.#c.config.ringTimeoutSeconds,
+        complianceSeconds: this.#c.config.complianceSeconds,
+      },
     })
     this.#last = decision
     for (let i = 0; i < decision.lines; i++) {
@@ -208,8 +232,16 @@ export class PredictiveEngine {
     }
   }
 
-  /** The customer answered: join the queue for an agent (oldest first). */
+  /**
+   * The customer answered: count the answer now (counting it when the call ends, minutes later, let
+   * the quick no-answers outnumber it and halved the measured rate), and join the queue for an agent.
+   */
   onAnswered(call: TrackedCall): void {
+    if (call.answeredAt) {
+      this.#sample(true)
+      this.#delays.push(Math.max(0, call.answeredAt.getTime() - call.startedAt.getTime()) / 1000)
+      if (this.#delays.length > DELAY_SAMPLES) this.#delays.shift()
+    }
     if (!this.#waiting.includes(call)) this.#waiting.push(call)
     void this.bridgeWaiting()
   }
@@ -285,6 +317,11 @@ export class PredictiveEngine {
     }
   }
 
+  #sample(answered: boolean): void {
+    this.#samples.push(answered)
+    if (this.#samples.length > ANSWER_SAMPLES) this.#samples.shift()
+  }
+
   #drop(call: TrackedCall): void {
     const i = this.#waiting.indexOf(call)
     if (i >= 0) this.#waiting.splice(i, 1)
@@ -307,9 +344,10 @@ export class PredictiveEngine {
   async onFinished(call: TrackedCall, result: CallResult): Promise<void> {
     this.#drop(call)
     if (result.outcome === 'Failed') return
-    this.#samples.push(result.answeredAt !== null)
-    if (this.#samples.length > ANSWER_SAMPLES) this.#samples.shift()
-    if (!call.answeredAt) return
+    if (!call.answeredAt) {
+      if (result.answeredAt === null) this.#sample(false)
+      return
+    }
     const limitMs = this.#c.config.complianceSeconds * 1000
     const connectedInTime =
       call.bridgedAt !== undefined && call.bridgedAt.getTime() - call.answeredAt.getTime() <= limitMs

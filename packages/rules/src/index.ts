@@ -34,7 +34,11 @@ export { maskSecret, maskUrlCredentials } from './mask-secrets.js'
 export {
   abandonRate,
   dialLevel,
+  type Forecast,
+  forecastLines,
   guardAnswerRate,
+  MARGIN_AGENTS,
+  MARGIN_SPREAD,
   MIN_RECENT_ANSWERED,
   type PacingDecision,
   type PacingInput,

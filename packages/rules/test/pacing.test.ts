@@ -3,7 +3,10 @@ import t from 'tap'
 import {
   abandonRate,
   dialLevel,
+  type Forecast,
+  forecastLines,
   guardAnswerRate,
+  MARGIN_AGENTS,
   type PacingInput,
   pacing,
   THROTTLE_FROM,
@@ -53,7 +56,7 @@ t.test(
     t.equal(dialLevel(0.25, cap * THROTTLE_FULL, cap, 3), 1)
     t.equal(dialLevel(0.25, cap * 0.95, cap, 3), 1)
     t.equal(dialLevel(0.25, cap * THROTTLE_FROM, cap, 3), 3)
-    const mid = dialLevel(0.25, cap * 0.65, cap, 3)
+    const mid = dialLevel(0.25, (cap * (THROTTLE_FROM + THROTTLE_FULL)) / 2, cap, 3)
     t.ok(mid > 1 && mid < 3, `between: ${mid}`)
     t.equal(dialLevel(0.25, 0.01, 0, 3), 1, 'a zero cap allows no overdial')
   },
@@ -145,7 +148,8 @@ t.test('property: in a scripted worst case the abandon rate never exceeds the ca
           maxLength: 60,
         },
       ),
-      (agents, cap, history, steps) => {
+      fc.boolean(),
+      (agents, cap, history, steps, withForecast) => {
         const window = { answered: history, abandoned: Math.floor(cap * history) }
         let idle = agents
         let inFlight = 0
@@ -162,6 +166,10 @@ t.test('property: in a scripted worst case the abandon rate never exceeds the ca
             window,
             abandonRateMax: cap,
             maxDialLevel: 3,
+            // The forecast may only lower what the guards allow: the worst case holds with it too.
+            ...(withForecast
+              ? { forecast: { ...fresh, wrapRemainingSeconds: Array(step.freed).fill(1) } }
+              : {}),
           })
           inFlight += d.lines
           const answered = guardAnswerRate(step.answer) * inFlight
@@ -177,4 +185,82 @@ t.test('property: in a scripted worst case the abandon rate never exceeds the ca
     ),
     { numRuns: 500 },
   )
+})
+
+const fresh: Forecast = {
+  ringingSeconds: [],
+  wrapRemainingSeconds: [],
+  answerDelayMean: 12,
+  ringTimeoutSeconds: 30,
+  complianceSeconds: 2,
+}
+
+t.test('forecast: lines until the expected surplus of agents meets the margin', async (t) => {
+  // 10 free agents, answer rate 0.25: n lines are added while 10 - 0.25 n >= 0.5 + 2 sqrt(n 0.1875).
+  const n = forecastLines(fresh, 10, 0.25, 100)
+  const holds = (k: number) => 10 - 0.25 * k >= MARGIN_AGENTS + 2 * Math.sqrt(k * 0.25 * 0.75)
+  t.ok(n > 0 && holds(n) && !holds(n + 1), `${n} lines`)
+  t.equal(forecastLines(fresh, 10, 0.25, 3), 3, 'never more than the limit')
+  t.equal(forecastLines(fresh, 0, 0.25, 100), 0, 'no free agent: nothing')
+  t.equal(forecastLines(fresh, 10, 0, 7), 7, 'nobody answered lately: the caps decide')
+  t.equal(forecastLines(fresh, 10, 1, 100), 9, 'every line answers: one per free agent, less the margin')
+})
+
+t.test('forecast: lines ringing long count less than fresh ones', async (t) => {
+  const young = forecastLines({ ...fresh, ringingSeconds: Array(8).fill(1) }, 8, 0.25, 100)
+  const old = forecastLines({ ...fresh, ringingSeconds: Array(8).fill(25) }, 8, 0.25, 100)
+  const none = forecastLines(fresh, 8, 0.25, 100)
+  t.ok(young < old && old <= none, `young ${young} < old ${old} <= none ${none}`)
+  const unmeasured = forecastLines(
+    { ...fresh, answerDelayMean: null, ringingSeconds: Array(8).fill(25) },
+    8,
+    0.25,
+    100,
+  )
+  t.ok(unmeasured <= young, 'while the delay is unmeasured, every line in flight counts as fresh')
+})
+
+t.test('forecast: agents in wrap-up count by how soon they are free', async (t) => {
+  const soon = forecastLines({ ...fresh, wrapRemainingSeconds: [1, 1, 1, 1] }, 2, 0.25, 100)
+  const later = forecastLines({ ...fresh, wrapRemainingSeconds: [14, 14, 14, 14] }, 2, 0.25, 100)
+  const none = forecastLines(fresh, 2, 0.25, 100)
+  t.ok(soon > later && later >= none, `soon ${soon} > later ${later} >= none ${none}`)
+  t.equal(
+    forecastLines({ ...fresh, answerDelayMean: null, wrapRemainingSeconds: [14, 14] }, 2, 0.25, 100),
+    none,
+    'unmeasured delay: only wrap-ups ending within the compliance time count',
+  )
+  t.equal(
+    forecastLines({ ...fresh, answerDelayMean: null, wrapRemainingSeconds: [1, 2] }, 2, 0.25, 100),
+    forecastLines(fresh, 4, 0.25, 100),
+  )
+})
+
+t.test('forecast: monotonic in free agents and lines in flight', async () => {
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 40 }),
+      fc.array(fc.double({ min: 0, max: 40, noNaN: true }), { maxLength: 40 }),
+      fc.double({ min: 0.01, max: 1, noNaN: true }),
+      (free, ringing, p) => {
+        const f = { ...fresh, ringingSeconds: ringing }
+        const base = forecastLines(f, free, p, 1000)
+        const more = forecastLines(f, free + 1, p, 1000)
+        const busier = forecastLines({ ...f, ringingSeconds: [...ringing, 0] }, free, p, 1000)
+        return more >= base && busier <= base
+      },
+    ),
+  )
+})
+
+t.test('with a forecast, pacing stays within its guards and still serves a lone idle agent', async (t) => {
+  const one = pacing({ ...base, readyAgents: 1, idleAgents: 1, forecast: fresh })
+  t.equal(one.lines, 1, 'the safe line: it finds the agent even if it answers')
+  const calm = pacing({ ...base, forecast: fresh })
+  t.equal(calm.lines, forecastLines(fresh, 10, 0.25, 30))
+  t.ok(calm.lines > 10 && calm.lines < 30, `${calm.lines}: between one per agent and the level cap`)
+  const noBudget = pacing({ ...base, window: { answered: 0, abandoned: 0 }, forecast: fresh })
+  t.equal(noBudget.lines, 10, 'no budget: only the lines that every find an agent')
+  const unknown = pacing({ ...base, answerRate: null, forecast: fresh })
+  t.equal(unknown.lines, 10, 'unknown answer rate: level 1')
 })

@@ -62,14 +62,24 @@ export class AgentTracker {
 
   /** Agents who would be available but for a wrap-up that ends within `withinMs`. */
   soonFree(now: Date, busyHere: ReadonlySet<number>, withinMs: number): number {
+    return this.wrapRemaining(now, busyHere).filter((ms) => ms <= withinMs).length
+  }
+
+  /**
+   * For each ready agent in wrap-up (not on a call, desk idle, panel fresh): milliseconds until the
+   * wrap-up ends. The predictive forecast weighs each by the chance a customer dialed now answers after it.
+   */
+  wrapRemaining(now: Date, busyHere: ReadonlySet<number>): number[] {
     const t = now.getTime()
-    return this.#roster.filter((r) => {
-      if (!r.extension || r.is_active !== 1 || r.presence !== 'ready') return false
-      if (r.on_call_by !== null || busyHere.has(r.id) || !r.wrap_until) return false
-      if (!r.panel_seen_at || t - fromDbTime(r.panel_seen_at).getTime() > PANEL_FRESH_MS) return false
+    const out: number[] = []
+    for (const r of this.#roster) {
+      if (!r.extension || r.is_active !== 1 || r.presence !== 'ready') continue
+      if (r.on_call_by !== null || busyHere.has(r.id) || !r.wrap_until) continue
+      if (!r.panel_seen_at || t - fromDbTime(r.panel_seen_at).getTime() > PANEL_FRESH_MS) continue
       const ends = fromDbTime(r.wrap_until).getTime()
-      return ends > t && ends - t <= withinMs && this.deviceState(r.extension) === 'NOT_INUSE'
-    }).length
+      if (ends > t && this.deviceState(r.extension) === 'NOT_INUSE') out.push(ends - t)
+    }
+    return out
   }
 
   /** Agents logged in (active, panel fresh) and ready, whether idle or on a call. */
