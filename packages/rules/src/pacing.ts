@@ -86,9 +86,10 @@ export const THROTTLE_FULL = 0.9
 /**
  * The forecast's margin, in agents: lines are added while the expected number of free agents, less the
  * expected answers, stays at or above MARGIN_AGENTS + MARGIN_SPREAD x the standard deviation of those
- * answers. Tuned on the simulation (20 agents, 25% then 50% answered, talk 180 s, wrap 15 s): 2 and
- * 0.5 held the abandon rate near 1.5% (room for a sudden rise in the answer rate under the 3% cap);
- * 1 and 0 gave about 19%, 2 and 0 about 5%.
+ * answers. Chosen on a quick event-level model of the simulation's centre (20 agents, 25% then 50%
+ * answered, talk 180 s, wrap 15 s; 50 seeds), then confirmed by `pnpm simulate` (docs/simulation):
+ * 2 and 0.5 held the abandon rate near 1.2% on average (room for a sudden rise in the answer rate
+ * under the 3% cap); 1 and 0 gave about 19%, 2 and 0 about 5%, with under 2% more talk time.
  */
 export const MARGIN_SPREAD = 2
 export const MARGIN_AGENTS = 0.5
