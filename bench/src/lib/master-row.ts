@@ -1,32 +1,9 @@
+import { MASTER_DATA_COLUMNS } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
 import type { LeadBody } from './lead-mix.js'
 
 /** Every column a push writes, in one fixed order, for the plain scripts that stand for the ceiling. */
-export const MASTER_COLUMNS = [
-  'oli_id',
-  'phone_number',
-  'client_name',
-  'form_type',
-  'priority_id',
-  'agent_id',
-  'callback_scheduled_at',
-  'dial_status',
-  'last_dial_result',
-  'hangup_by',
-  'hangup_cause',
-  'last_attempt_at',
-  'first_attempt_at',
-  'next_retry_at',
-  'call_count',
-  'isReserved',
-  'isRnrSent',
-  'reserved_by',
-  'reserved_at',
-  'previous_status',
-  'push_date',
-  'status',
-  'created_at',
-] as const
+export const MASTER_COLUMNS = MASTER_DATA_COLUMNS
 
 /** Columns an upsert overwrites on an existing row: all but the key and the creation time. */
 export const UPDATED_COLUMNS = MASTER_COLUMNS.filter((c) => c !== 'oli_id' && c !== 'created_at')

@@ -19,6 +19,7 @@ export {
 export { ARCHIVED_COLUMNS, archiveLead } from './queries/archive-lead.js'
 export { dialectOf } from './queries/dialect-of.js'
 export { isLive } from './queries/live-lead.js'
+export { MASTER_DATA_COLUMNS } from './queries/master-columns.js'
 export { takeInsertedValues } from './queries/upsert-set.js'
 export { isDuplicateKey, retryableReason } from './retryable-errors.js'
 export type * from './tables/abandon-stats.table.js'

@@ -1,33 +1,10 @@
 import { sql, type Transaction } from 'kysely'
 import type { Database } from '../database.js'
 import type { DisposedReason } from '../tables/disposed.table.js'
+import { MASTER_DATA_COLUMNS } from './master-columns.js'
 
 /** Master columns copied to `hold_dialer_disposed` (everything but the master's own `id`). */
-export const ARCHIVED_COLUMNS = [
-  'oli_id',
-  'phone_number',
-  'client_name',
-  'form_type',
-  'priority_id',
-  'agent_id',
-  'callback_scheduled_at',
-  'dial_status',
-  'last_dial_result',
-  'hangup_by',
-  'hangup_cause',
-  'last_attempt_at',
-  'first_attempt_at',
-  'next_retry_at',
-  'call_count',
-  'isReserved',
-  'isRnrSent',
-  'reserved_by',
-  'reserved_at',
-  'previous_status',
-  'push_date',
-  'status',
-  'created_at',
-] as const
+export const ARCHIVED_COLUMNS = MASTER_DATA_COLUMNS
 
 /**
  * Copies a master row to `hold_dialer_disposed` and deletes it from master, in the caller's
