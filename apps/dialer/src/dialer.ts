@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import { type AmiClient, type AmiMessage, header } from '@hold-dialer/ami'
-import { type Db, withTransaction } from '@hold-dialer/db'
+import type { Db } from '@hold-dialer/db'
 import { type Config, isWithinWorkingHours, toDbTime } from '@hold-dialer/rules'
 import type { Logger } from 'pino'
 import { AgentTracker } from './agents/agent-tracker.js'
@@ -9,7 +9,7 @@ import { agentDevice, progressiveOriginate } from './calls/originate.js'
 import { PredictiveEngine } from './predictive.js'
 import { type SettleContext, settleCall } from './settle.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
-import { type ClaimedLead, claimNextLead } from './sql/claim.js'
+import { type ClaimedLead, claimLead } from './sql/claim.js'
 import { refreshReservations, writeHeartbeat } from './sql/heartbeat.js'
 import {
   expiredReservations,
@@ -17,7 +17,6 @@ import {
   releaseReservation,
   releaseStaleAgents,
 } from './sql/release-stale.js'
-import { releaseAgent, takeAgent } from './sql/take-agent.js'
 
 export interface DialerDeps {
   config: Config
@@ -103,6 +102,7 @@ export class Dialer {
       this.#predictive = new PredictiveEngine({
         config: deps.config,
         db: deps.db.db,
+        conn: deps.db,
         ami: deps.ami,
         agents: this.#agents,
         calls: this.#calls,
@@ -211,18 +211,14 @@ export class Dialer {
     let started = 0
     for (const agent of this.#agents.available(now, busyHere)) {
       if (this.#stopping) break
-      const lead = await withTransaction(this.#d.db.db, async (trx) => {
-        if (!(await takeAgent(trx, agent.id, this.#d.dialerId, now))) return undefined
-        const claimed = await claimNextLead(trx, {
-          dialerId: this.#d.dialerId,
-          now,
-          inHours,
-          dialablePriorities: this.#dialable,
-          pinnedAgentId: this.#d.config.callbackMode === 'pinned' ? agent.id : null,
-          excludeIds: [...this.#cooldown.keys()],
-        })
-        if (!claimed) await releaseAgent(trx, agent.id, this.#d.dialerId, null)
-        return claimed
+      const lead = await claimLead(this.#d.db, {
+        agentId: agent.id,
+        dialerId: this.#d.dialerId,
+        now,
+        inHours,
+        dialablePriorities: this.#dialable,
+        pinnedAgentId: this.#d.config.callbackMode === 'pinned' ? agent.id : null,
+        excludeIds: [...this.#cooldown.keys()],
       })
       if (!lead) continue
       this.stats.claims += 1

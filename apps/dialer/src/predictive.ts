@@ -1,18 +1,20 @@
 import { randomBytes } from 'node:crypto'
 import type { AmiClient } from '@hold-dialer/ami'
-import { type Database, withTransaction } from '@hold-dialer/db'
+import { type Database, type Db, withTransaction } from '@hold-dialer/db'
 import { type Config, isWithinWorkingHours, type PacingDecision, pacing } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Agent, AgentTracker } from './agents/agent-tracker.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { countAnswered, windowTotals } from './sql/abandon-stats.js'
-import { type ClaimedLead, claimNextLead } from './sql/claim.js'
+import { type ClaimedLead, claimLead } from './sql/claim.js'
 import { releaseAgent, takeAgent } from './sql/take-agent.js'
 
 export interface PredictiveContext {
   config: Config
   db: Kysely<Database>
+  /** The same database, for the claim's batch transaction. */
+  conn: Db
   ami: AmiClient
   agents: AgentTracker
   calls: CallTracker
@@ -171,20 +173,16 @@ export class PredictiveEngine {
   }
 
   async #claim(now: Date, inHours: boolean, agent: Agent | null): Promise<ClaimedLead | undefined> {
-    const lead = await withTransaction(this.#c.db, async (trx) => {
-      if (agent && !(await takeAgent(trx, agent.id, this.#c.dialerId, now))) return undefined
-      const claimed = await claimNextLead(trx, {
-        dialerId: this.#c.dialerId,
-        now,
-        inHours,
-        dialablePriorities: this.#c.dialable(),
-        pinnedAgentId: agent?.id ?? null,
-        onlyMine: agent !== null,
-        unpinnedOnly: this.#c.config.callbackMode === 'pinned',
-        excludeIds: this.#c.cooldown(),
-      })
-      if (!claimed && agent) await releaseAgent(trx, agent.id, this.#c.dialerId, null)
-      return claimed
+    const lead = await claimLead(this.#c.conn, {
+      agentId: agent?.id ?? null,
+      dialerId: this.#c.dialerId,
+      now,
+      inHours,
+      dialablePriorities: this.#c.dialable(),
+      pinnedAgentId: agent?.id ?? null,
+      onlyMine: agent !== null,
+      unpinnedOnly: this.#c.config.callbackMode === 'pinned',
+      excludeIds: this.#c.cooldown(),
     })
     if (lead) this.#c.onClaimed()
     return lead

@@ -37,7 +37,7 @@ export async function claimCases(
     return { rate: r.claimsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms }
   }
   const product = async () =>
-    record('dialer', await dialerClaims(o.db.db, { agents: o.agents, seconds: o.seconds }))
+    record('dialer', await dialerClaims(o.db, { agents: o.agents, seconds: o.seconds }))
   const ceiling = async () => {
     if (o.dialect === 'mysql') {
       return record('raw', await rawMysqlClaims(o.databaseUrl, { claimers: CLAIMERS, seconds: o.seconds }))
@@ -51,7 +51,7 @@ export async function claimCases(
   }
   const reset = () => resetClaimPool(o.db.db)
   await reset()
-  await dialerClaims(o.db.db, { agents: o.agents, seconds: Math.min(2, o.seconds) })
+  await dialerClaims(o.db, { agents: o.agents, seconds: Math.min(2, o.seconds) })
   const runs = await alternate(o.rounds, product, ceiling, reset)
   const p = summarise(runs.product)
   const c = summarise(runs.ceiling)

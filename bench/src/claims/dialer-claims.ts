@@ -1,9 +1,9 @@
-import { type Database, dialectOf, withTransaction } from '@hold-dialer/db'
-import type { Kysely, Transaction } from 'kysely'
-// The dialer's own claim and settle statements, as its claim round runs them (apps/dialer/src/dialer.ts).
-import { type ClaimedLead, claimNextLead } from '../../../apps/dialer/dist/sql/claim.js'
-import { settleLead } from '../../../apps/dialer/dist/sql/settle-lead.js'
-import { releaseAgent, takeAgent } from '../../../apps/dialer/dist/sql/take-agent.js'
+import { type Db, withBatchTransaction } from '@hold-dialer/db'
+// The dialer's own claim and settle statements, as its claim round and its settle run them
+// (apps/dialer/src/dialer.ts, settle.ts).
+import { type ClaimedLead, claimLead } from '../../../apps/dialer/dist/sql/claim.js'
+import { settleLeadStatement } from '../../../apps/dialer/dist/sql/settle-lead.js'
+import { releaseAgentStatement } from '../../../apps/dialer/dist/sql/take-agent.js'
 import { msSince } from '../lib/stats.js'
 import { ClaimLedger, type ClaimResult } from './claim-result.js'
 
@@ -12,50 +12,38 @@ const DIALABLE = [1, 2, 8] as const
 const RETRY_LATER_MS = 3_600_000
 
 /**
- * The release: the dialer's own settle and agent-release statements. On MariaDB each is an autocommit
- * write, like the raw loop's one UPDATE: no lock is held across them, and a transaction would add two
- * round trips. On SQLite both go in one transaction, since there every commit is an fsync and round
- * trips cost nothing.
+ * The release: the dialer's own settle and agent-release statements in one transaction, as the
+ * dialer's settle writes them (without its attempt row, which the raw loop has no counterpart of);
+ * on MariaDB one round trip, BEGIN and COMMIT included.
  */
-async function release(
-  db: Kysely<Database>,
-  lead: ClaimedLead,
-  agentId: number,
-  dialerId: string,
-  claimedAt: Date,
-): Promise<void> {
+async function release(db: Db, lead: ClaimedLead, agentId: number, dialerId: string, claimedAt: Date) {
   const at = new Date().toISOString().replace('T', ' ').slice(0, 23)
-  const write = async (trx: Transaction<Database>) => {
-    await settleLead(trx, lead.id, {
-      plan: {
-        dial_status: 'Not Connected',
-        next_retry_at: new Date(claimedAt.getTime() + RETRY_LATER_MS),
-        archive: false,
-        queueRnrMail: false,
-      },
-      callCount: lead.call_count + 1,
-      firstAttemptAt: lead.first_attempt_at ?? at,
-      lastAttemptAt: at,
-      lastDialResult: 'NOANSWER',
-      hangupBy: null,
-      hangupCause: null,
-    })
-    await releaseAgent(trx, agentId, dialerId, null)
-  }
-  if (dialectOf(db) === 'sqlite') await withTransaction(db, write)
-  // The statements ask only for a Transaction so that their callers cannot forget the lock; here
-  // each runs on its own.
-  else await write(db as unknown as Transaction<Database>)
+  const settle = settleLeadStatement(lead.id, {
+    plan: {
+      dial_status: 'Not Connected',
+      next_retry_at: new Date(claimedAt.getTime() + RETRY_LATER_MS),
+      archive: false,
+      queueRnrMail: false,
+    },
+    callCount: lead.call_count + 1,
+    firstAttemptAt: lead.first_attempt_at ?? at,
+    lastAttemptAt: at,
+    lastDialResult: 'NOANSWER',
+    hangupBy: null,
+    hangupCause: null,
+  })
+  const free = releaseAgentStatement(agentId, dialerId, null)
+  await withBatchTransaction(db, (session) => session.run([settle, free], { commit: true }))
 }
 
 /**
  * `agents.length` concurrent claimers, each standing for one agent: take the agent and the next lead
- * in one transaction (`takeAgent` + `claimNextLead` in `withTransaction`), then settle the call as
+ * in one transaction (`claimLead`, as the dialer's claim round calls it), then settle the call as
  * Not Connected with a retry an hour later and free the agent. A settled lead is no
  * longer claimable, so any lead claimed twice in a run is a double claim.
  */
 export async function dialerClaims(
-  db: Kysely<Database>,
+  db: Db,
   o: { agents: readonly number[]; seconds: number },
 ): Promise<ClaimResult> {
   const ledger = new ClaimLedger()
@@ -66,17 +54,13 @@ export async function dialerClaims(
     while (Date.now() < deadline && !ledger.exhausted) {
       const t0 = process.hrtime.bigint()
       const now = new Date()
-      const lead = await withTransaction(db, async (trx) => {
-        if (!(await takeAgent(trx, agentId, dialerId, now))) return undefined
-        const claimed = await claimNextLead(trx, {
-          dialerId,
-          now,
-          inHours: true,
-          dialablePriorities: DIALABLE,
-          pinnedAgentId: null,
-        })
-        if (!claimed) await releaseAgent(trx, agentId, dialerId, null)
-        return claimed
+      const lead = await claimLead(db, {
+        agentId,
+        dialerId,
+        now,
+        inHours: true,
+        dialablePriorities: DIALABLE,
+        pinnedAgentId: null,
       })
       if (!lead) {
         ledger.exhausted = true

@@ -6,13 +6,12 @@ import {
   type DatabaseConnection,
   Kysely,
   MysqlDialect,
-  type SqliteDatabase,
   SqliteDialect,
   type SqliteDialectConfig,
   SqliteDriver,
-  type SqliteStatement,
 } from 'kysely'
-import { createPool } from 'mysql2'
+import { createPool, type PoolOptions } from 'mysql2'
+import { type BatchRunner, mysqlBatchRunner, sqliteBatchRunner } from './batch.js'
 import type { Database } from './database.js'
 
 export type Dialect = 'mysql' | 'sqlite'
@@ -28,6 +27,11 @@ export interface Db {
   db: Kysely<Database>
   dialect: Dialect
   target: DbTarget
+  /**
+   * Short hot-path transactions (the dialer's claim) as batches of fixed SQL: on MySQL one round trip
+   * per batch over a second, lazily opened pool of `poolSize`; see batch.ts. Use `withBatchTransaction`.
+   */
+  batch: BatchRunner
   close(): Promise<void>
 }
 
@@ -99,8 +103,11 @@ const SQLITE_STATEMENT_CACHE = 200
  * because Kysely runs one statement at a time on its single connection, and a statement is only busy
  * while it runs (or is iterated, which holds the connection for the whole iteration).
  */
-export function cachingStatements(handle: BetterSqlite3.Database): SqliteDatabase {
-  const cache = new Map<string, SqliteStatement>()
+export function cachingStatements(handle: BetterSqlite3.Database): {
+  close(): void
+  prepare(sql: string): BetterSqlite3.Statement
+} {
+  const cache = new Map<string, BetterSqlite3.Statement>()
   return {
     close: () => {
       cache.clear()
@@ -134,13 +141,13 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
   const target = describeDatabaseUrl(url)
   if (target.dialect === 'sqlite') {
     const handle = openSqlite(target.database, options.sqliteBusyTimeoutMs)
-    const db = new Kysely<Database>({
-      dialect: new ImmediateSqliteDialect({ database: cachingStatements(handle) }),
-    })
-    return { db, dialect: 'sqlite', target, close: () => db.destroy() }
+    const statements = cachingStatements(handle)
+    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }) })
+    const batch = sqliteBatchRunner(db, (text) => statements.prepare(text))
+    return { db, dialect: 'sqlite', target, batch, close: () => db.destroy() }
   }
   const u = new URL(url)
-  const pool = createPool({
+  const poolOptions: PoolOptions = {
     host: u.hostname,
     port: Number(u.port || 3306),
     user: decodeURIComponent(u.username),
@@ -154,7 +161,17 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     timezone: 'Z',
     charset: 'utf8mb4',
     enableKeepAlive: true,
+  }
+  const pool = createPool(poolOptions)
+  const batchPool = createPool({ ...poolOptions, multipleStatements: true })
+  batchPool.on('connection', (connection) => {
+    // Queued ahead of anything the pool's user sends on this connection.
+    // A connection whose session cannot be set up is not used.
+    connection.query(MYSQL_SESSION.join(';\n'), (err) => {
+      if (err) connection.destroy()
+    })
   })
+  const batch = mysqlBatchRunner(batchPool)
   const db = new Kysely<Database>({
     dialect: new MysqlDialect({
       pool,
@@ -163,5 +180,13 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
       },
     }),
   })
-  return { db, dialect: 'mysql', target, close: () => db.destroy() }
+  return {
+    db,
+    dialect: 'mysql',
+    target,
+    batch,
+    close: async () => {
+      await Promise.all([db.destroy(), batch.close()])
+    },
+  }
 }

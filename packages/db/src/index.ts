@@ -1,4 +1,11 @@
 export {
+  type BatchRunner,
+  type BatchSession,
+  runStatement,
+  type Statement,
+  type StatementResult,
+} from './batch.js'
+export {
   type ConnectOptions,
   connect,
   type Db,
@@ -30,4 +37,9 @@ export type * from './tables/heartbeat.table.js'
 export type * from './tables/master.table.js'
 export type * from './tables/priority.table.js'
 export type * from './tables/rnr-outbox.table.js'
-export { TransactionFailedError, type TransactionOptions, withTransaction } from './transaction.js'
+export {
+  TransactionFailedError,
+  type TransactionOptions,
+  withBatchTransaction,
+  withTransaction,
+} from './transaction.js'

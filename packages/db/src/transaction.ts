@@ -1,4 +1,6 @@
 import type { Kysely, Transaction } from 'kysely'
+import type { BatchSession } from './batch.js'
+import type { Db } from './connect.js'
 import type { Database } from './database.js'
 import { retryableReason } from './retryable-errors.js'
 
@@ -30,17 +32,33 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * ambiguous; every write in this project is an idempotent upsert or a guarded state change, so a
  * repeat is harmless.
  */
-export async function withTransaction<T>(
+export function withTransaction<T>(
   db: Kysely<Database>,
   fn: (trx: Transaction<Database>) => Promise<T>,
   options: TransactionOptions = {},
 ): Promise<T> {
+  return retrying(() => db.transaction().execute(fn), options)
+}
+
+/**
+ * `withTransaction` for a batch session (batch.ts): the same retries, the same rule that `fn` must
+ * be safe to repeat whole.
+ */
+export function withBatchTransaction<T>(
+  db: Db,
+  fn: (session: BatchSession) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
+  return retrying(() => db.batch.transaction(fn), options)
+}
+
+async function retrying<T>(attemptOnce: () => Promise<T>, options: TransactionOptions): Promise<T> {
   const retries = options.retries ?? 5
   const base = options.baseDelayMs ?? 20
   const cap = options.maxDelayMs ?? 1000
   for (let attempt = 0; ; attempt++) {
     try {
-      return await db.transaction().execute(fn)
+      return await attemptOnce()
     } catch (error) {
       const reason = retryableReason(error) ?? options.alsoRetry?.(error)
       if (reason === undefined) throw error

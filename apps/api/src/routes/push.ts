@@ -61,7 +61,7 @@ export function pushRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
           )
           const results = await pushLeads(
             {
-              db: ctx.db.db,
+              db: ctx.db,
               hours: ctx.config.hours,
               now: ctx.now(),
               onRetry: ({ reason }) => ctx.metrics.dbRetries.inc({ reason }),

@@ -1,17 +1,16 @@
-import { type Database, dialectOf, type NewMasterRow } from '@hold-dialer/db'
-import { CompiledQuery, type Transaction } from 'kysely'
+import type { Dialect, NewMasterRow, Statement } from '@hold-dialer/db'
 import { PUSH_COLUMNS, PUSH_UPDATES, pushValues, ROW_PLACEHOLDERS } from './master-columns.js'
 
 /**
  * The statements below are built by hand rather than through Kysely's builder: compiling a 500-row
  * insert (11,500 parameters) was 7% of the API's CPU on batch pushes.
  */
-function multiRowInsert(rows: NewMasterRow[]): { text: string; params: unknown[] } {
+function multiRowInsert(rows: readonly NewMasterRow[]): Statement {
   const params: unknown[] = []
   for (const row of rows) pushValues(row, params)
   return {
-    text: `INSERT INTO hold_dialer_master_data (${PUSH_COLUMNS.join(', ')}) VALUES ${rows.map(() => ROW_PLACEHOLDERS).join(', ')}`,
-    params,
+    sql: `INSERT INTO hold_dialer_master_data (${PUSH_COLUMNS.join(', ')}) VALUES ${rows.map(() => ROW_PLACEHOLDERS).join(', ')}`,
+    params: params as Statement['params'],
   }
 }
 
@@ -19,20 +18,19 @@ const MYSQL_OVERWRITE = `ON DUPLICATE KEY UPDATE ${PUSH_UPDATES.map((c) => `${c}
 const SQLITE_OVERWRITE = `ON CONFLICT (oli_id) DO UPDATE SET ${PUSH_UPDATES.map((c) => `${c} = excluded.${c}`).join(', ')}`
 
 /** Inserts new leads in one statement. A concurrent insert of the same `oli_id` fails with a duplicate key. */
-export async function insertLeads(trx: Transaction<Database>, rows: NewMasterRow[]): Promise<void> {
-  if (rows.length === 0) return
-  const { text, params } = multiRowInsert(rows)
-  await trx.executeQuery(CompiledQuery.raw(text, params))
+export function insertLeadsStatement(rows: readonly NewMasterRow[]): Statement {
+  return multiRowInsert(rows)
 }
 
 /**
  * Overwrites existing, already locked, not live leads in one multi-row upsert: every row exists, so
  * each takes the UPDATE branch. One statement instead of one UPDATE per row keeps a 500-lead batch
- * to a single round trip.
+ * to a single statement.
  */
-export async function overwriteLeads(trx: Transaction<Database>, rows: NewMasterRow[]): Promise<void> {
-  if (rows.length === 0) return
-  const { text, params } = multiRowInsert(rows)
-  const overwrite = dialectOf(trx) === 'mysql' ? MYSQL_OVERWRITE : SQLITE_OVERWRITE
-  await trx.executeQuery(CompiledQuery.raw(`${text} ${overwrite}`, params))
+export function overwriteLeadsStatement(dialect: Dialect, rows: readonly NewMasterRow[]): Statement {
+  const insert = multiRowInsert(rows)
+  return {
+    sql: `${insert.sql} ${dialect === 'mysql' ? MYSQL_OVERWRITE : SQLITE_OVERWRITE}`,
+    params: insert.params,
+  }
 }

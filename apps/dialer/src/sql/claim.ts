@@ -1,6 +1,6 @@
-import { type Database, dialectOf } from '@hold-dialer/db'
+import { type Db, type Statement, withBatchTransaction } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
-import { sql, type Transaction } from 'kysely'
+import { takeAgentStatement } from './take-agent.js'
 
 export interface ClaimRequest {
   dialerId: string
@@ -101,46 +101,73 @@ function claimParts(pins: readonly Pin[], categories: readonly Category[], mysql
 }
 
 /**
- * One candidate of one part, locked: `FOR UPDATE SKIP LOCKED` on MySQL walks the index that serves
+ * One candidate of one part, as SQL: `FOR UPDATE SKIP LOCKED` on MySQL walks the index that serves
  * the ORDER BY (ix_master_claim_callback / _retry / _pending) and skips rows another claimer holds.
  * SQLite serialises claimers with BEGIN IMMEDIATE instead. Priorities are passed as a literal list
  * rather than joined: a locking read through a join would also lock the priority rows and make every
- * other claimer skip every lead of that priority.
+ * other claimer skip every lead of that priority. Written as text, not built with Kysely: it runs in a
+ * batch (see `claimLead`), and building it was a large share of a claim's CPU on SQLite.
  */
-function candidateQuery(trx: Transaction<Database>, req: ClaimRequest, part: Part) {
+function candidateStatement(req: ClaimRequest, part: Part, mysql: boolean): Statement {
   const now = toDbTime(req.now)
-  let q = trx
-    .selectFrom('hold_dialer_master_data')
-    .select(CLAIMED_COLUMNS)
-    .where('isReserved', '=', 0)
-    .where('priority_id', 'in', [...req.dialablePriorities])
+  const where = ['isReserved = 0', `priority_id IN (${placeholders(req.dialablePriorities.length)})`]
+  const params: (string | number | null)[] = [...req.dialablePriorities]
+  let order: string
   if (part.category === 'callback') {
-    q = q
-      .where('dial_status', '=', 'Callback')
-      .where('callback_scheduled_at', '<=', now)
-      .orderBy('callback_scheduled_at')
+    where.push('dial_status = ?', 'callback_scheduled_at <= ?')
+    params.push('Callback', now)
+    order = 'callback_scheduled_at'
   } else if (part.category === 'retry') {
-    q = q.where('dial_status', '=', part.status!)
-    if (part.retryAt === 'none') q = q.where('next_retry_at', 'is', null)
-    else if (part.retryAt === 'passed') q = q.where('next_retry_at', '<=', now)
-    else q = q.where((eb) => eb.or([eb('next_retry_at', 'is', null), eb('next_retry_at', '<=', now)]))
-    q = q.orderBy('next_retry_at')
+    where.push('dial_status = ?')
+    params.push(part.status!)
+    if (part.retryAt === 'none') where.push('next_retry_at IS NULL')
+    else if (part.retryAt === 'passed') {
+      where.push('next_retry_at <= ?')
+      params.push(now)
+    } else {
+      where.push('(next_retry_at IS NULL OR next_retry_at <= ?)')
+      params.push(now)
+    }
+    order = 'next_retry_at'
   } else {
-    q = q
-      .where('dial_status', '=', 'Pending')
-      .where((eb) => eb.or([eb('next_retry_at', 'is', null), eb('next_retry_at', '<=', now)]))
-      .orderBy('push_date')
+    where.push('dial_status = ?', '(next_retry_at IS NULL OR next_retry_at <= ?)')
+    params.push('Pending', now)
+    order = 'push_date'
   }
-  if (req.excludeIds && req.excludeIds.length > 0) q = q.where('id', 'not in', [...req.excludeIds])
-  if (part.pin === 'mine') q = q.where('agent_id', '=', req.pinnedAgentId)
-  if (part.pin === 'unpinned') q = q.where('agent_id', 'is', null)
-  q = q.orderBy('id').limit(1)
-  if (dialectOf(trx) === 'mysql') q = q.forUpdate().skipLocked()
-  return q
+  if (req.excludeIds && req.excludeIds.length > 0) {
+    where.push(`id NOT IN (${placeholders(req.excludeIds.length)})`)
+    params.push(...req.excludeIds)
+  }
+  if (part.pin === 'mine') {
+    where.push('agent_id = ?')
+    params.push(req.pinnedAgentId)
+  }
+  if (part.pin === 'unpinned') where.push('agent_id IS NULL')
+  return {
+    sql:
+      `SELECT ${CLAIMED_COLUMNS.join(', ')}, ${part.group} AS claim_group FROM hold_dialer_master_data` +
+      ` WHERE ${where.join(' AND ')} ORDER BY ${order}, id LIMIT 1${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+    params,
+  }
 }
 
-type CandidateRow = Awaited<ReturnType<ReturnType<typeof candidateQuery>['executeTakeFirstOrThrow']>>
-type Ranked = CandidateRow & { claim_group: number }
+const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
+
+interface Ranked {
+  id: number
+  oli_id: string
+  phone_number: string
+  client_name: string
+  priority_id: number
+  agent_id: number | null
+  dial_status: string
+  call_count: number
+  callback_scheduled_at: string | null
+  first_attempt_at: string | null
+  isRnrSent: number
+  next_retry_at: string | null
+  claim_group: number
+}
 
 /**
  * Claim order between candidates: group first, then (within the retry group) no retry time before
@@ -154,50 +181,35 @@ function before(a: Ranked, b: Ranked): boolean {
   return Number(a.id) < Number(b.id)
 }
 
-/**
- * The first candidate in claim order. MySQL: every part in one statement, each a parenthesised
- * `SELECT ... LIMIT 1 FOR UPDATE SKIP LOCKED` tagged with its group, and the first in claim order
- * wins. One round trip instead of up to four (eight when pinned), which was a quarter of the claim's
- * time with 30 claimers; the price is that a part whose row is not used (a Pending lead when a
- * callback was due) stays locked, and skipped by other claimers, until this short transaction ends.
- * SQLite: one query after another, a group at a time; they are calls into the same process, and
- * SQLite has no UNION of ordered, limited parts.
- */
-async function firstCandidate(
-  trx: Transaction<Database>,
-  req: ClaimRequest,
-  parts: readonly Part[],
-): Promise<CandidateRow | undefined> {
-  let best: Ranked | undefined
-  const consider = (row: Ranked) => {
-    if (!best || before(row, best)) best = row
-  }
-  if (dialectOf(trx) === 'mysql') {
-    const queries = parts.map((part) =>
-      candidateQuery(trx, req, part).select(sql<number>`${part.group}`.as('claim_group')),
-    )
-    const union = queries.slice(1).reduce((acc, q) => sql`${acc} UNION ALL ${q}`, sql`${queries[0]}`)
-    for (const row of (await union.execute(trx)).rows as Ranked[]) consider(row)
-  } else {
-    for (const part of parts) {
-      if (best && Number(best.claim_group) < part.group) break
-      const row = await candidateQuery(trx, req, part).executeTakeFirst()
-      if (row) consider({ ...row, claim_group: part.group })
-    }
-  }
-  if (!best) return undefined
-  const { claim_group: _group, ...row } = best as Ranked
-  return row
+function first(rows: readonly Record<string, unknown>[], best: Ranked | undefined): Ranked | undefined {
+  for (const row of rows as unknown as Ranked[]) if (!best || before(row, best)) best = row
+  return best
+}
+
+export interface LeadClaim extends ClaimRequest {
+  /**
+   * The agent the call is for, taken in the same transaction (`dialer_employee.on_call_by`): no lead
+   * is claimed when another dialer has them, and the agent is left free when no lead is due. Null for
+   * predictive mode's overdial pool, whose calls are bridged to whoever is free on answer.
+   */
+  agentId: number | null
 }
 
 /**
  * Claims the next lead in the order of DECISIONS section 7 (due callbacks, due retries, Pending), marks
- * it Calling and reserved by this dialer, and keeps its status to restore if the originate fails.
+ * it Calling and reserved by this dialer, and keeps its status to restore if the originate fails;
+ * with `agentId`, takes that agent in the same transaction first.
+ *
+ * MySQL, two round trips: BEGIN, the agent's guarded UPDATE and every candidate part in one `UNION ALL`
+ * of parenthesised `SELECT ... LIMIT 1 FOR UPDATE SKIP LOCKED` (each tagged with its group; the first
+ * in claim order wins); then the lead's UPDATE and COMMIT. With one statement per round trip this was
+ * seven. The price: a candidate part whose row is not used (a Pending lead when a callback was due)
+ * stays locked, and skipped by other claimers, until this short transaction ends; and when the agent
+ * was taken by someone else the candidates are read (and at once released) for nothing.
+ * SQLite: one statement after another, a group at a time, stopping at the first group with a lead;
+ * they are calls into the same process.
  */
-export async function claimNextLead(
-  trx: Transaction<Database>,
-  req: ClaimRequest,
-): Promise<ClaimedLead | undefined> {
+export async function claimLead(db: Db, req: LeadClaim): Promise<ClaimedLead | undefined> {
   if (req.dialablePriorities.length === 0) return undefined
   const categories: Category[] = req.inHours ? ['callback', 'retry', 'pending'] : ['callback']
   const pins: Pin[] =
@@ -208,20 +220,50 @@ export async function claimNextLead(
       : req.unpinnedOnly
         ? ['unpinned']
         : ['any']
-  const row = await firstCandidate(trx, req, claimParts(pins, categories, dialectOf(trx) === 'mysql'))
-  if (!row) return undefined
-  const id = Number(row.id)
-  await trx
-    .updateTable('hold_dialer_master_data')
-    .set({
-      previous_status: row.dial_status,
-      dial_status: 'Calling',
-      isReserved: 1,
-      reserved_by: req.dialerId,
-      reserved_at: toDbTime(req.now),
-    })
-    .where('id', '=', id)
-    .execute()
-  const { dial_status, next_retry_at: _retryAt, ...rest } = row
-  return { ...rest, id, previous_status: dial_status }
+  const mysql = db.dialect === 'mysql'
+  const parts = claimParts(pins, categories, mysql)
+  const take = req.agentId === null ? [] : [takeAgentStatement(req.agentId, req.dialerId, req.now)]
+  return withBatchTransaction(db, async (session) => {
+    let best: Ranked | undefined
+    if (mysql) {
+      const union = parts.map((part) => candidateStatement(req, part, true))
+      const results = await session.run([
+        ...take,
+        {
+          sql: union.map((q) => `(${q.sql})`).join(' UNION ALL '),
+          params: union.flatMap((q) => q.params),
+        },
+      ])
+      if (take.length > 0 && results[0]!.affectedRows !== 1) return undefined
+      best = first(results.at(-1)!.rows, undefined)
+    } else {
+      if (take.length > 0 && (await session.run(take))[0]!.affectedRows !== 1) return undefined
+      for (const part of parts) {
+        if (best && Number(best.claim_group) < part.group) break
+        best = first((await session.run([candidateStatement(req, part, false)]))[0]!.rows, best)
+      }
+    }
+    if (!best) return undefined
+    const id = Number(best.id)
+    await session.run(
+      [
+        {
+          sql: `UPDATE hold_dialer_master_data SET previous_status = ?, dial_status = 'Calling', isReserved = 1,
+            reserved_by = ?, reserved_at = ? WHERE id = ?`,
+          params: [best.dial_status, req.dialerId, toDbTime(req.now), id],
+        },
+      ],
+      { commit: true },
+    )
+    const { dial_status, next_retry_at: _retryAt, claim_group: _group, ...rest } = best
+    return {
+      ...rest,
+      id,
+      priority_id: Number(rest.priority_id),
+      agent_id: rest.agent_id === null ? null : Number(rest.agent_id),
+      call_count: Number(rest.call_count),
+      isRnrSent: Number(rest.isRnrSent),
+      previous_status: dial_status,
+    }
+  })
 }

@@ -1,4 +1,4 @@
-import type { Database } from '@hold-dialer/db'
+import { type Database, runStatement, type Statement } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
 import type { Transaction } from 'kysely'
 
@@ -26,17 +26,36 @@ export async function takeAgent(
   return Number(result.numUpdatedRows) === 1
 }
 
-/** Frees an agent at settle, starting their wrap-up time. */
+/** `takeAgent` as a statement for a batch (the claim's, `claimLead`): one changed row = taken. */
+export function takeAgentStatement(employeeId: number, dialerId: string, now: Date): Statement {
+  return {
+    sql: 'UPDATE dialer_employee SET on_call_by = ?, on_call_since = ? WHERE id = ? AND on_call_by IS NULL',
+    params: [dialerId, toDbTime(now), employeeId],
+  }
+}
+
+/** Frees an agent at settle, starting their wrap-up time; only if this dialer has them on a call. */
+export function releaseAgentStatement(
+  employeeId: number,
+  dialerId: string,
+  wrapUntil: Date | null,
+): Statement {
+  return wrapUntil
+    ? {
+        sql: 'UPDATE dialer_employee SET on_call_by = NULL, on_call_since = NULL, wrap_until = ? WHERE id = ? AND on_call_by = ?',
+        params: [toDbTime(wrapUntil), employeeId, dialerId],
+      }
+    : {
+        sql: 'UPDATE dialer_employee SET on_call_by = NULL, on_call_since = NULL WHERE id = ? AND on_call_by = ?',
+        params: [employeeId, dialerId],
+      }
+}
+
 export async function releaseAgent(
   trx: Transaction<Database>,
   employeeId: number,
   dialerId: string,
   wrapUntil: Date | null,
 ): Promise<void> {
-  await trx
-    .updateTable('dialer_employee')
-    .set({ on_call_by: null, on_call_since: null, ...(wrapUntil ? { wrap_until: toDbTime(wrapUntil) } : {}) })
-    .where('id', '=', employeeId)
-    .where('on_call_by', '=', dialerId)
-    .execute()
+  await runStatement(trx, releaseAgentStatement(employeeId, dialerId, wrapUntil))
 }
