@@ -26,6 +26,12 @@ async function benchDialect(
   compared: ComparedCase[],
   memory: MemoryCase[],
 ) {
+  if (o.only.includes('push')) await benchPush(dialect, o, compared, memory)
+  if (o.only.includes('claims')) await benchClaims(dialect, o, compared)
+  if (o.only.includes('dialer')) await benchDialer(dialect, o, memory)
+}
+
+async function benchPush(dialect: Dialect, o: BenchOptions, compared: ComparedCase[], memory: MemoryCase[]) {
   say(
     `--- ${dialect}: push (API process vs plain ${dialect === 'mysql' ? 'mysql2' : 'better-sqlite3'} script)`,
   )
@@ -65,7 +71,9 @@ async function benchDialect(
     await pushDb.close()
   }
   await dropDatabase(pushUrl)
+}
 
+async function benchClaims(dialect: Dialect, o: BenchOptions, compared: ComparedCase[]) {
   say(`--- ${dialect}: claims (dialer claim code vs raw loop, ${CLAIMERS} claimers)`)
   const claimUrl = await freshDatabaseUrl(dialect, 'hd_bench_claims')
   const claimDb = await openMigrated(claimUrl, CLAIMERS)
@@ -84,7 +92,9 @@ async function benchDialect(
     await claimDb.close()
   }
   await dropDatabase(claimUrl)
+}
 
+async function benchDialer(dialect: Dialect, o: BenchOptions, memory: MemoryCase[]) {
   say(`--- ${dialect}: dialer process, ${DIALER_AGENTS} agents on pbx-sim, ${o.dialerSeconds} s`)
   const dialerUrl = await freshDatabaseUrl(dialect, 'hd_bench_dialer')
   const dialerDb = await openMigrated(dialerUrl)

@@ -14,11 +14,16 @@ export interface BenchOptions {
   /** Run the API under `node --cpu-prof`, profiles in bench-results/prof. */
   profile: boolean
   smoke: boolean
+  /** Parts to run (default all): `push`, `claims`, `dialer`. */
+  only: BenchPart[]
 }
+
+export const BENCH_PARTS = ['push', 'claims', 'dialer'] as const
+export type BenchPart = (typeof BENCH_PARTS)[number]
 
 const USAGE = `Usage: pnpm bench [--rounds 5] [--seconds 8] [--dialects mysql,sqlite] [--batch-connections 4]
   [--single-connections 16] [--dialer-seconds 15] [--log-level warn] [--out bench-results/latest.json]
-  [--port 3100] [--profile] [--smoke]`
+  [--port 3100] [--profile] [--smoke] [--only push,claims,dialer]`
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback
@@ -43,6 +48,7 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
       port: { type: 'string' },
       profile: { type: 'boolean', default: false },
       smoke: { type: 'boolean', default: false },
+      only: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -51,6 +57,12 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
   const smoke = values.smoke ?? false
   const dialects = (values.dialects ?? 'mysql,sqlite').split(',').map((d) => d.trim())
   for (const d of dialects) if (d !== 'mysql' && d !== 'sqlite') throw new Error(`--dialects: unknown ${d}`)
+  const only = (values.only ?? BENCH_PARTS.join(',')).split(',').map((p) => p.trim())
+  for (const p of only) {
+    if (!(BENCH_PARTS as readonly string[]).includes(p)) {
+      throw new Error(`--only: unknown part ${p} (expected ${BENCH_PARTS.join(', ')})`)
+    }
+  }
   return {
     rounds: Math.round(positive('rounds', values.rounds, smoke ? 1 : 5)),
     seconds: positive('seconds', values.seconds, smoke ? 1 : 8),
@@ -63,5 +75,6 @@ export function parseBenchOptions(argv: string[]): BenchOptions {
     port: Math.round(positive('port', values.port, 3100)),
     profile: values.profile ?? false,
     smoke,
+    only: only as BenchPart[],
   }
 }

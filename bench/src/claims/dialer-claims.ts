@@ -12,9 +12,10 @@ const DIALABLE = [1, 2, 8] as const
 const RETRY_LATER_MS = 3_600_000
 
 /**
- * The release: the dialer's own settle and agent-release statements in one transaction, as the
- * dialer's settle writes them (without its attempt row, which the raw loop has no counterpart of);
- * on MariaDB one round trip, BEGIN and COMMIT included.
+ * The release: the dialer's own settle and agent-release statements (without the settle's attempt
+ * row, which the raw loop has no counterpart of). On MariaDB each is an autocommit write, like the
+ * raw loop's settle UPDATE, both sent in one round trip. On SQLite both go in one transaction, since
+ * there every commit is an fsync.
  */
 async function release(db: Db, lead: ClaimedLead, agentId: number, dialerId: string, claimedAt: Date) {
   const at = new Date().toISOString().replace('T', ' ').slice(0, 23)
@@ -33,7 +34,8 @@ async function release(db: Db, lead: ClaimedLead, agentId: number, dialerId: str
     hangupCause: null,
   })
   const free = releaseAgentStatement(agentId, dialerId, null)
-  await withBatchTransaction(db, (session) => session.run([settle, free], { commit: true }))
+  if (db.dialect === 'mysql') await db.batch.autocommit([settle, free])
+  else await withBatchTransaction(db, (session) => session.run([settle, free], { commit: true }))
 }
 
 /**

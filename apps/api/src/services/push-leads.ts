@@ -112,6 +112,7 @@ async function writeLocked(
       const status = new Map<string, PushResultType['status']>()
       const inserts: NewMasterRow[] = []
       const updates: NewMasterRow[] = []
+      const updateIds: number[] = []
       for (const row of byOli) {
         const found = existing.get(row.oli_id)
         if (found && isLive({ dial_status: found.dial_status, isReserved: Number(found.isReserved) })) {
@@ -119,6 +120,7 @@ async function writeLocked(
         } else if (found) {
           status.set(row.oli_id, 'updated')
           updates.push(row)
+          updateIds.push(Number(found.id))
         } else {
           status.set(row.oli_id, 'inserted')
           inserts.push(row)
@@ -126,7 +128,7 @@ async function writeLocked(
       }
       const writes = [
         ...(inserts.length > 0 ? [insertLeadsStatement(inserts)] : []),
-        ...(updates.length > 0 ? [overwriteLeadsStatement(db.dialect, updates)] : []),
+        ...(updates.length > 0 ? [overwriteLeadsStatement(db.dialect, updates, updateIds)] : []),
       ]
       await session.run(writes, { commit: true })
       return status

@@ -25,12 +25,28 @@ export function insertLeadsStatement(rows: readonly NewMasterRow[]): Statement {
 /**
  * Overwrites existing, already locked, not live leads in one multi-row upsert: every row exists, so
  * each takes the UPDATE branch. One statement instead of one UPDATE per row keeps a 500-lead batch
- * to a single statement.
+ * to a single statement. On MySQL the rows carry their primary key (`ids`, from the lock): InnoDB then
+ * finds each duplicate in the clustered index at once, where by `oli_id` alone it first inserted the
+ * row under a new id and undid that insert when the unique index refused it.
  */
-export function overwriteLeadsStatement(dialect: Dialect, rows: readonly NewMasterRow[]): Statement {
-  const insert = multiRowInsert(rows)
+export function overwriteLeadsStatement(
+  dialect: Dialect,
+  rows: readonly NewMasterRow[],
+  ids: readonly number[],
+): Statement {
+  if (dialect === 'sqlite') {
+    const insert = multiRowInsert(rows)
+    return { sql: `${insert.sql} ${SQLITE_OVERWRITE}`, params: insert.params }
+  }
+  const params: unknown[] = []
+  rows.forEach((row, i) => {
+    params.push(ids[i])
+    pushValues(row, params)
+  })
   return {
-    sql: `${insert.sql} ${dialect === 'mysql' ? MYSQL_OVERWRITE : SQLITE_OVERWRITE}`,
-    params: insert.params,
+    sql: `INSERT INTO hold_dialer_master_data (id, ${PUSH_COLUMNS.join(', ')}) VALUES ${rows.map(() => ROW_WITH_ID).join(', ')} ${MYSQL_OVERWRITE}`,
+    params: params as Statement['params'],
   }
 }
+
+const ROW_WITH_ID = `(?, ${ROW_PLACEHOLDERS.slice(1)}`

@@ -72,6 +72,8 @@ const CLAIMED_COLUMNS = [
  * status instead of the range.
  */
 interface Part {
+  /** Its place in the list, returned with its row. */
+  index: number
   group: number
   pin: Pin
   category: Category
@@ -84,13 +86,13 @@ function claimParts(pins: readonly Pin[], categories: readonly Category[], mysql
   let group = 0
   for (const pin of pins) {
     for (const category of categories) {
-      if (category !== 'retry') parts.push({ group, pin, category })
+      if (category !== 'retry') parts.push({ index: parts.length, group, pin, category })
       else {
         for (const status of ['Not Connected', 'Abandoned'] as const) {
-          if (mysql) parts.push({ group, pin, category, status, retryAt: 'either' })
+          if (mysql) parts.push({ index: parts.length, group, pin, category, status, retryAt: 'either' })
           else {
-            parts.push({ group, pin, category, status, retryAt: 'none' })
-            parts.push({ group, pin, category, status, retryAt: 'passed' })
+            parts.push({ index: parts.length, group, pin, category, status, retryAt: 'none' })
+            parts.push({ index: parts.length, group, pin, category, status, retryAt: 'passed' })
           }
         }
       }
@@ -108,7 +110,7 @@ function claimParts(pins: readonly Pin[], categories: readonly Category[], mysql
  * other claimer skip every lead of that priority. Written as text, not built with Kysely: it runs in a
  * batch (see `claimLead`), and building it was a large share of a claim's CPU on SQLite.
  */
-function candidateStatement(req: ClaimRequest, part: Part, mysql: boolean): Statement {
+function candidateStatement(req: ClaimRequest, part: Part, lock: boolean): Statement {
   const now = toDbTime(req.now)
   const where = ['isReserved = 0', `priority_id IN (${placeholders(req.dialablePriorities.length)})`]
   const params: (string | number | null)[] = [...req.dialablePriorities]
@@ -145,8 +147,8 @@ function candidateStatement(req: ClaimRequest, part: Part, mysql: boolean): Stat
   if (part.pin === 'unpinned') where.push('agent_id IS NULL')
   return {
     sql:
-      `SELECT ${CLAIMED_COLUMNS.join(', ')}, ${part.group} AS claim_group FROM hold_dialer_master_data` +
-      ` WHERE ${where.join(' AND ')} ORDER BY ${order}, id LIMIT 1${mysql ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+      `SELECT ${CLAIMED_COLUMNS.join(', ')}, ${part.group} AS claim_group, ${part.index} AS claim_part FROM hold_dialer_master_data` +
+      ` WHERE ${where.join(' AND ')} ORDER BY ${order}, id LIMIT 1${lock ? ' FOR UPDATE SKIP LOCKED' : ''}`,
     params,
   }
 }
@@ -167,6 +169,7 @@ interface Ranked {
   isRnrSent: number
   next_retry_at: string | null
   claim_group: number
+  claim_part: number
 }
 
 /**
@@ -200,12 +203,18 @@ export interface LeadClaim extends ClaimRequest {
  * it Calling and reserved by this dialer, and keeps its status to restore if the originate fails;
  * with `agentId`, takes that agent in the same transaction first.
  *
- * MySQL, two round trips: BEGIN, the agent's guarded UPDATE and every candidate part in one `UNION ALL`
- * of parenthesised `SELECT ... LIMIT 1 FOR UPDATE SKIP LOCKED` (each tagged with its group; the first
- * in claim order wins); then the lead's UPDATE and COMMIT. With one statement per round trip this was
- * seven. The price: a candidate part whose row is not used (a Pending lead when a callback was due)
- * stays locked, and skipped by other claimers, until this short transaction ends; and when the agent
- * was taken by someone else the candidates are read (and at once released) for nothing.
+ * MySQL, two round trips when no callback or retry is due: BEGIN, the agent's guarded UPDATE and
+ * every candidate part, each its own `SELECT ... LIMIT 1` tagged with its group (the first in claim
+ * order wins); then the lead's UPDATE and COMMIT. With one statement per round trip this was seven.
+ * Only the Pending parts lock (`FOR UPDATE SKIP LOCKED`) in the first round trip. The callback and
+ * retry parts first read without locking, and only a part that found a lead is run again with
+ * `FOR UPDATE SKIP LOCKED` (one more round trip). The reason: a locking range scan that finds nothing
+ * still locks the index record just past its range, and in the retry index that record is a Pending
+ * lead another claimer is about to update; 30 claimers doing that to each other measured 4 deadlocks
+ * and 2 s of lock waits in 5 s, and halved the claim rate. The price: a Pending lead locked in the
+ * first round trip stays locked, and skipped by other claimers, until this short transaction ends
+ * when a callback or retry was due after all; and when the agent was taken by someone else the
+ * candidates are read (and at once released) for nothing.
  * SQLite: one statement after another, a group at a time, stopping at the first group with a lead;
  * they are calls into the same process.
  */
@@ -226,16 +235,30 @@ export async function claimLead(db: Db, req: LeadClaim): Promise<ClaimedLead | u
   return withBatchTransaction(db, async (session) => {
     let best: Ranked | undefined
     if (mysql) {
-      const union = parts.map((part) => candidateStatement(req, part, true))
+      const plain = parts.filter((part) => part.category !== 'pending')
+      const pending = parts.filter((part) => part.category === 'pending')
+      const read = plain.map((part) => candidateStatement(req, part, false))
       const results = await session.run([
         ...take,
-        {
-          sql: union.map((q) => `(${q.sql})`).join(' UNION ALL '),
-          params: union.flatMap((q) => q.params),
-        },
+        ...(read.length > 0
+          ? [
+              {
+                sql: read.map((q) => `(${q.sql})`).join(' UNION ALL '),
+                params: read.flatMap((q) => q.params),
+              },
+            ]
+          : []),
+        ...pending.map((part) => candidateStatement(req, part, true)),
       ])
       if (take.length > 0 && results[0]!.affectedRows !== 1) return undefined
-      best = first(results.at(-1)!.rows, undefined)
+      const found = results.slice(take.length)
+      for (const result of found.slice(read.length > 0 ? 1 : 0)) best = first(result.rows, best)
+      if (read.length > 0 && found[0]!.rows.length > 0) {
+        const due = new Set((found[0]!.rows as unknown as Ranked[]).map((r) => Number(r.claim_part)))
+        const relock = plain.filter((part) => due.has(part.index))
+        const relocked = await session.run(relock.map((part) => candidateStatement(req, part, true)))
+        for (const result of relocked) best = first(result.rows, best)
+      }
     } else {
       if (take.length > 0 && (await session.run(take))[0]!.affectedRows !== 1) return undefined
       for (const part of parts) {
@@ -255,7 +278,7 @@ export async function claimLead(db: Db, req: LeadClaim): Promise<ClaimedLead | u
       ],
       { commit: true },
     )
-    const { dial_status, next_retry_at: _retryAt, claim_group: _group, ...rest } = best
+    const { dial_status, next_retry_at: _retryAt, claim_group: _group, claim_part: _part, ...rest } = best
     return {
       ...rest,
       id,
