@@ -155,6 +155,61 @@ forEachDialect(t, async (t, database) => {
     },
   )
 
+  // Single-lead pushes are written in groups, several groups at once on MySQL: pushes of one oli_id
+  // must still be written one after another, each seeing the one before.
+  t.test(
+    'many concurrent single-lead pushes on a few ids: one inserted each, the rest updated',
+    async (t) => {
+      const fx = await apiFixture(t, database)
+      const base = await listen(fx)
+      const IDS = 4
+      const REQUESTS = 80
+      const ids = Array.from({ length: IDS }, (_, i) => `C-ONE-${i}`)
+      const answers = await Promise.all(
+        Array.from({ length: REQUESTS }, (_, k) =>
+          post(base, {
+            oli_id: ids[k % IDS],
+            phone_number: phoneOf(k),
+            client_name: `batch ${k}`,
+            form_type: `form-${k}`,
+            priority_id: 1,
+          }),
+        ),
+      )
+      t.strictSame(
+        answers.filter((a) => a.status !== 201).map((a) => a.body.error),
+        [],
+        'every push answered 201',
+      )
+      const statuses = new Map<string, string[]>()
+      for (const a of answers) {
+        for (const l of a.body.leads ?? [])
+          statuses.set(l.oli_id, [...(statuses.get(l.oli_id) ?? []), l.status])
+      }
+      for (const id of ids) {
+        const s = statuses.get(id) ?? []
+        t.equal(s.length, REQUESTS / IDS, `${id}: every push answered`)
+        t.equal(s.filter((x) => x === 'inserted').length, 1, `${id}: inserted exactly once`)
+        t.equal(
+          s.filter((x) => x === 'updated').length,
+          REQUESTS / IDS - 1,
+          `${id}: every other push updated`,
+        )
+      }
+      const rows = await db
+        .selectFrom('hold_dialer_master_data')
+        .select(['client_name', 'form_type', 'phone_number'])
+        .where('oli_id', 'in', ids)
+        .execute()
+      t.equal(rows.length, IDS, 'one row per id')
+      const torn = rows.filter((r) => {
+        const k = Number(/^batch (\d+)$/.exec(r.client_name)?.[1])
+        return r.form_type !== `form-${k}` || r.phone_number !== phoneOf(k)
+      })
+      t.strictSame(torn, [], 'no torn rows')
+    },
+  )
+
   t.test('a live row in concurrent batches is skipped_in_flight by each and left unchanged', async (t) => {
     const fx = await apiFixture(t, database)
     const base = await listen(fx)

@@ -142,6 +142,13 @@ async function writeLocked(
 
 /** Most single-lead pushes written in one transaction. */
 const MAX_GROUP = 100
+/**
+ * Groups written at once on MySQL: while one group waits for its commit others can be on their way
+ * (the server overlaps their flushes). With 16 clients: 1 writer 3,100-3,500 requests/s, 2 about
+ * 3,700, 4 about 3,950. Their rows never overlap, and each locks its rows in `oli_id`
+ * order, so they cannot deadlock each other. SQLite has one writer at a time anyway.
+ */
+const MYSQL_WRITERS = 4
 
 interface WaitingLead {
   row: NewMasterRow
@@ -152,25 +159,31 @@ interface WaitingLead {
 
 /**
  * Group commit of single-lead pushes. Pushes that arrive while a write is under way wait, and are then
- * written together in one locked transaction, each with its own exact status: one commit and about
- * five statements for the group instead of a transaction each. Measured with 16 clients: SQLite went
+ * written together in one locked transaction, each with its own exact status: one commit and two
+ * round trips for the group instead of a transaction each. Measured with 16 clients: SQLite went
  * from half the rate of a bare loop of autocommit upserts to above it (every commit is an fsync, and
  * better-sqlite3 holds the event loop while it commits); MariaDB from about 2,600 to 3,000-4,400
  * requests/s. A group of one on MariaDB is the one-statement upsert (`upsertOneLead`). Two pushes of
- * the same `oli_id` never share a group: the later waits for the next, so it sees the earlier as
- * existing. One group is written at a time; if its transaction fails after its retries, every push in
- * it answers 500.
+ * the same `oli_id` never share a group, nor are written at once: the later waits until the earlier's
+ * group has ended, so it sees the earlier as existing. Up to MYSQL_WRITERS groups are written at once
+ * on MySQL, one on SQLite; if a group's transaction fails after its retries, every push in it answers
+ * 500.
  */
 class SingleLeadGroups {
   #waiting: WaitingLead[] = []
-  #writing = false
+  #writers = 0
+  /** `oli_id`s of the groups being written: a later push of one waits for its group to end. */
+  #inFlight = new Set<string>()
+  readonly #maxWriters: number
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.#maxWriters = db.dialect === 'mysql' ? MYSQL_WRITERS : 1
+  }
 
   write(row: NewMasterRow, onRetry: PushContext['onRetry']): Promise<PushResultType['status']> {
     return new Promise((resolve, reject) => {
       this.#waiting.push({ row, onRetry, resolve, reject })
-      if (!this.#writing) void this.#drain()
+      if (this.#writers < this.#maxWriters) void this.#drain()
     })
   }
 
@@ -179,7 +192,7 @@ class SingleLeadGroups {
     const later: WaitingLead[] = []
     const ids = new Set<string>()
     for (const w of this.#waiting) {
-      if (group.length < MAX_GROUP && !ids.has(w.row.oli_id)) {
+      if (group.length < MAX_GROUP && !ids.has(w.row.oli_id) && !this.#inFlight.has(w.row.oli_id)) {
         ids.add(w.row.oli_id)
         group.push(w)
       } else later.push(w)
@@ -202,21 +215,24 @@ class SingleLeadGroups {
   }
 
   async #drain(): Promise<void> {
-    this.#writing = true
+    this.#writers += 1
     for (;;) {
       // A SQLite transaction runs without giving way to I/O, so requests that came in meanwhile are
       // only read once the event loop turns: let it turn before a group is formed.
       await new Promise<void>((resolve) => setImmediate(resolve))
       const group = this.#takeGroup()
       if (group.length === 0) break
+      for (const w of group) this.#inFlight.add(w.row.oli_id)
       try {
         const statuses = await this.#writeGroup(group)
         for (const w of group) w.resolve(statuses.get(w.row.oli_id)!)
       } catch (error) {
         for (const w of group) w.reject(error)
+      } finally {
+        for (const w of group) this.#inFlight.delete(w.row.oli_id)
       }
     }
-    this.#writing = false
+    this.#writers -= 1
   }
 }
 
