@@ -13,9 +13,11 @@ const RETRY_LATER_MS = 3_600_000
 
 /**
  * The release: the dialer's own settle and agent-release statements (without the settle's attempt
- * row, which the raw loop has no counterpart of). On MariaDB each is an autocommit write, like the
- * raw loop's settle UPDATE, both sent in one round trip. On SQLite both go in one transaction, since
- * there every commit is an fsync.
+ * row, which the raw loop has no counterpart of), in one transaction as the dialer's settle writes
+ * them (one round trip on MariaDB). Sent as two autocommit writes instead, MariaDB claims measured
+ * 0.77 of the raw loop against 0.93 this way (same run length, 30 claimers): at
+ * innodb_flush_log_at_trx_commit=1 every commit waits for a redo-log flush, and the claim cycle had
+ * three of them to the raw loop's two.
  */
 async function release(db: Db, lead: ClaimedLead, agentId: number, dialerId: string, claimedAt: Date) {
   const at = new Date().toISOString().replace('T', ' ').slice(0, 23)
@@ -34,8 +36,7 @@ async function release(db: Db, lead: ClaimedLead, agentId: number, dialerId: str
     hangupCause: null,
   })
   const free = releaseAgentStatement(agentId, dialerId, null)
-  if (db.dialect === 'mysql') await db.batch.autocommit([settle, free])
-  else await withBatchTransaction(db, (session) => session.run([settle, free], { commit: true }))
+  await withBatchTransaction(db, (session) => session.run([settle, free], { commit: true }))
 }
 
 /**

@@ -34,11 +34,6 @@ export async function runStatement(db: Kysely<Database>, s: Statement): Promise<
 /** One try of a batch transaction; `withBatchTransaction` (transaction.ts) retries it. */
 export interface BatchRunner {
   transaction<T>(fn: (session: BatchSession) => Promise<T>): Promise<T>
-  /**
-   * Runs the statements in order outside a transaction, each committed on its own: on MySQL in one
-   * round trip. A failed statement stops the rest; those before it stay committed.
-   */
-  autocommit(statements: readonly Statement[]): Promise<StatementResult[]>
   close(): Promise<void>
 }
 
@@ -102,17 +97,6 @@ export function mysqlBatchRunner(pool: Pool): BatchRunner {
         throw error
       }
     },
-    async autocommit(statements) {
-      const conn = await connection()
-      try {
-        const results = await query(conn, statements)
-        conn.release()
-        return ((statements.length === 1 ? [results] : results) as unknown[]).map(mysqlResult)
-      } catch (error) {
-        conn.destroy()
-        throw error
-      }
-    },
     close: () => new Promise<void>((resolve, reject) => pool.end((err) => (err ? reject(err) : resolve()))),
   }
 }
@@ -170,7 +154,6 @@ export function sqliteBatchRunner(
           throw error
         }
       }),
-    autocommit: (statements) => db.connection().execute(async () => statements.map(exec)),
     close: async () => {},
   }
 }

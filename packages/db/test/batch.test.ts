@@ -96,24 +96,6 @@ forEachDialect(t, async (t, database) => {
     t.ok((await named('b1')).length === 2, 'nothing else was touched')
   })
 
-  t.test(
-    'autocommit runs each statement on its own: one that fails stops the rest, not the earlier',
-    async (t) => {
-      const [a, b] = await handle.batch.autocommit([insert('auto'), select('auto')])
-      t.equal(a!.affectedRows, 1)
-      t.equal(b!.rows.length, 1)
-      await t.rejects(
-        handle.batch.autocommit([
-          insert('auto-kept'),
-          { sql: 'SELECT no_such_column FROM dialer_employee', params: [] },
-          insert('auto-never'),
-        ]),
-      )
-      t.same(await named('auto-kept'), [null])
-      t.same(await named('auto-never'), [])
-    },
-  )
-
   t.test('runStatement runs the same statement through Kysely', async (t) => {
     const r = await runStatement(db, insert('kysely'))
     t.equal(r.affectedRows, 1)
