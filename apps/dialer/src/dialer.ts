@@ -208,22 +208,36 @@ export class Dialer {
     const now = this.#now()
     const inHours = isWithinWorkingHours(now, this.#d.config.hours)
     const busyHere = new Set(this.#calls.active().flatMap((c) => (c.agent ? [c.agent.id] : [])))
+    const agents = [...this.#agents.available(now, busyHere)]
+    const excludeIds = [...this.#cooldown.keys()]
+    // Every free agent's claim at once: on SQLite they share one transaction and one fsync
+    // (`claimLead`), on MySQL they run side by side, each skipping the leads the others hold. Each
+    // claim takes its own agent, so no two can take one lead or one desk.
+    const claims = await Promise.allSettled(
+      agents.map((agent) =>
+        claimLead(this.#d.db, {
+          agentId: agent.id,
+          dialerId: this.#d.dialerId,
+          now,
+          inHours,
+          dialablePriorities: this.#dialable,
+          pinnedAgentId: this.#d.config.callbackMode === 'pinned' ? agent.id : null,
+          excludeIds,
+        }),
+      ),
+    )
     let started = 0
-    for (const agent of this.#agents.available(now, busyHere)) {
-      if (this.#stopping) break
-      const lead = await claimLead(this.#d.db, {
-        agentId: agent.id,
-        dialerId: this.#d.dialerId,
-        now,
-        inHours,
-        dialablePriorities: this.#dialable,
-        pinnedAgentId: this.#d.config.callbackMode === 'pinned' ? agent.id : null,
-        excludeIds: [...this.#cooldown.keys()],
-      })
-      if (!lead) continue
+    for (const [i, claim] of claims.entries()) {
+      if (claim.status === 'rejected') {
+        this.#d.logger.warn({ err: (claim.reason as Error).message, agent: agents[i]!.id }, 'claim failed')
+        continue
+      }
+      if (!claim.value) continue
       this.stats.claims += 1
       started += 1
-      await this.#originate(agent, lead, now)
+      // A claimed lead is reserved: it is dialed even if a stop began meanwhile, as one claimed just
+      // before the stop always was.
+      await this.#originate(agents[i]!, claim.value, now)
     }
     return started
   }

@@ -59,7 +59,8 @@ export function mysqlBatchRunner(pool: Pool): BatchRunner {
       conn.query(
         {
           sql: statements.map((s) => s.sql).join(';\n'),
-          values: statements.flatMap((s) => s.params),
+          // concat sizes the list once; flatMap grew it value by value (a 500-lead batch has 11,500).
+          values: ([] as unknown[]).concat(...statements.map((s) => s.params)),
         },
         (err, results) => (err ? reject(err) : resolve(results)),
       ),

@@ -14,6 +14,7 @@ export {
   describeDatabaseUrl,
 } from './connect.js'
 export type { Database, SchemaMigrationTable } from './database.js'
+export { GroupCommit, type GroupCommitOptions } from './group-commit.js'
 export {
   DEFAULT_MIGRATIONS_DIR,
   loadMigrations,

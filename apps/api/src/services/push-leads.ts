@@ -1,5 +1,6 @@
 import {
   type Db,
+  GroupCommit,
   isDuplicateKey,
   isLive,
   type NewMasterRow,
@@ -150,99 +151,65 @@ const MAX_GROUP = 100
  */
 const MYSQL_WRITERS = 4
 
-interface WaitingLead {
+interface SingleLead {
   row: NewMasterRow
   onRetry: PushContext['onRetry']
-  resolve(status: PushResultType['status']): void
-  reject(error: unknown): void
 }
 
+type Status = PushResultType['status']
+
 /**
- * Group commit of single-lead pushes. Pushes that arrive while a write is under way wait, and are then
- * written together in one locked transaction, each with its own exact status: one commit and two
- * round trips for the group instead of a transaction each. Measured with 16 clients: SQLite went
- * from half the rate of a bare loop of autocommit upserts to above it (every commit is an fsync, and
- * better-sqlite3 holds the event loop while it commits); MariaDB from about 2,600 to 3,000-4,400
- * requests/s. A group of one on MariaDB is the one-statement upsert (`upsertOneLead`). Two pushes of
- * the same `oli_id` never share a group, nor are written at once: the later waits until the earlier's
- * group has ended, so it sees the earlier as existing. Up to MYSQL_WRITERS groups are written at once
- * on MySQL, one on SQLite; if a group's transaction fails after its retries, every push in it answers
- * 500.
+ * Group commit of single-lead pushes (`GroupCommit`). Pushes that arrive while a write is under way
+ * wait, and are then written together in one locked transaction, each with its own exact status:
+ * one commit and two round trips for the group instead of a transaction each. Measured with 16
+ * clients: SQLite went from half the rate of a bare loop of autocommit upserts to above it (every
+ * commit is an fsync, and better-sqlite3 holds the event loop while it commits); MariaDB from about
+ * 2,600 to 3,000-4,400 requests/s. A group of one on MariaDB is the one-statement upsert
+ * (`upsertOneLead`). Two pushes of the same `oli_id` never share a group, nor are written at once:
+ * the later waits until the earlier's group has ended, so it sees the earlier as existing. Up to
+ * MYSQL_WRITERS groups are written at once on MySQL, one on SQLite; if a group's transaction fails
+ * after its retries, every push in it answers 500.
  */
-class SingleLeadGroups {
-  #waiting: WaitingLead[] = []
-  #writers = 0
-  /** `oli_id`s of the groups being written: a later push of one waits for its group to end. */
-  #inFlight = new Set<string>()
-  readonly #maxWriters: number
-
-  constructor(private readonly db: Db) {
-    this.#maxWriters = db.dialect === 'mysql' ? MYSQL_WRITERS : 1
-  }
-
-  write(row: NewMasterRow, onRetry: PushContext['onRetry']): Promise<PushResultType['status']> {
-    return new Promise((resolve, reject) => {
-      this.#waiting.push({ row, onRetry, resolve, reject })
-      if (this.#writers < this.#maxWriters) void this.#drain()
-    })
-  }
-
-  #takeGroup(): WaitingLead[] {
-    const group: WaitingLead[] = []
-    const later: WaitingLead[] = []
-    const ids = new Set<string>()
-    for (const w of this.#waiting) {
-      if (group.length < MAX_GROUP && !ids.has(w.row.oli_id) && !this.#inFlight.has(w.row.oli_id)) {
-        ids.add(w.row.oli_id)
-        group.push(w)
-      } else later.push(w)
-    }
-    this.#waiting = later
-    return group
-  }
-
-  async #writeGroup(group: WaitingLead[]): Promise<Map<string, PushResultType['status']>> {
+function singleLeadGroups(db: Db): GroupCommit<SingleLead, Status> {
+  /** `oli_id`s of the groups being written. */
+  const inFlight = new Set<string>()
+  const writeGroup = async (group: readonly SingleLead[]): Promise<Map<string, Status>> => {
     const only = group.length === 1 ? group[0]! : undefined
-    if (only && this.db.dialect === 'mysql') {
-      const outcome = await retryingStatement(() => upsertOneLead(this.db.db, only.row), only.onRetry)
+    if (only && db.dialect === 'mysql') {
+      const outcome = await retryingStatement(() => upsertOneLead(db.db, only.row), only.onRetry)
       if (outcome !== 'unchanged') return new Map([[only.row.oli_id, outcome]])
     }
     return writeLocked(
-      this.db,
+      db,
       group.map((w) => w.row),
       group[0]!.onRetry,
     )
   }
-
-  async #drain(): Promise<void> {
-    this.#writers += 1
-    for (;;) {
-      // A SQLite transaction runs without giving way to I/O, so requests that came in meanwhile are
-      // only read once the event loop turns: let it turn before a group is formed.
-      await new Promise<void>((resolve) => setImmediate(resolve))
-      const group = this.#takeGroup()
-      if (group.length === 0) break
-      for (const w of group) this.#inFlight.add(w.row.oli_id)
+  return new GroupCommit({
+    maxWriters: db.dialect === 'mysql' ? MYSQL_WRITERS : 1,
+    maxGroup: MAX_GROUP,
+    fits: (lead, group) =>
+      !inFlight.has(lead.row.oli_id) && !group.some((other) => other.row.oli_id === lead.row.oli_id),
+    write: async (group) => {
+      // Added before the first await, so a group formed meanwhile already sees these as in flight.
+      for (const w of group) inFlight.add(w.row.oli_id)
       try {
-        const statuses = await this.#writeGroup(group)
-        for (const w of group) w.resolve(statuses.get(w.row.oli_id)!)
-      } catch (error) {
-        for (const w of group) w.reject(error)
+        const statuses = await writeGroup(group)
+        return group.map((w) => statuses.get(w.row.oli_id)!)
       } finally {
-        for (const w of group) this.#inFlight.delete(w.row.oli_id)
+        for (const w of group) inFlight.delete(w.row.oli_id)
       }
-    }
-    this.#writers -= 1
-  }
+    },
+  })
 }
 
-const singleLeadGroups = new WeakMap<Db, SingleLeadGroups>()
+const groupsByDb = new WeakMap<Db, GroupCommit<SingleLead, Status>>()
 
-function groupsFor(db: Db): SingleLeadGroups {
-  let groups = singleLeadGroups.get(db)
+function groupsFor(db: Db): GroupCommit<SingleLead, Status> {
+  let groups = groupsByDb.get(db)
   if (!groups) {
-    groups = new SingleLeadGroups(db)
-    singleLeadGroups.set(db, groups)
+    groups = singleLeadGroups(db)
+    groupsByDb.set(db, groups)
   }
   return groups
 }
@@ -260,7 +227,7 @@ export async function pushLeads(ctx: PushContext, leads: CheckedLead[]): Promise
   })
   const lead = leads[0]
   if (leads.length === 1 && lead) {
-    return [echo(lead, await groupsFor(ctx.db).write(rowFor(lead), ctx.onRetry))]
+    return [echo(lead, await groupsFor(ctx.db).submit({ row: rowFor(lead), onRetry: ctx.onRetry }))]
   }
   const statuses = await writeLocked(ctx.db, leads.map(rowFor), ctx.onRetry)
   return leads.map((l) => echo(l, statuses.get(l.input.oli_id)!))

@@ -23,17 +23,6 @@ export interface LeadCheckContext {
   zone: string
 }
 
-/** A field's value when it has the expected type and the schema did not already report it. */
-function typed<T>(
-  lead: Record<string, unknown>,
-  field: string,
-  path: string,
-  reported: ReadonlySet<string>,
-  is: (v: unknown) => v is T,
-): T | undefined {
-  const v = lead[field]
-  return !reported.has(path) && is(v) ? v : undefined
-}
 const isString = (v: unknown): v is string => typeof v === 'string'
 const isInteger = (v: unknown): v is number => Number.isInteger(v)
 
@@ -65,8 +54,18 @@ export async function leadProblems(
     if (!lead) return
     const at = (field: string) => (batched ? `leads[${i}].${field}` : field)
     const problem = (field: string, message: string) => problems.push({ field: at(field), message })
-    const str = (field: string) => typed(lead, field, at(field), reported, isString)
-    const int = (field: string) => typed(lead, field, at(field), reported, isInteger)
+    // A field's value when it has the expected type and the schema did not already report it. The
+    // path is built only when the schema reported something: a field path per field per lead was a
+    // tenth of the bytes the API allocated under batch pushes.
+    const unreported = (field: string) => reported.size === 0 || !reported.has(at(field))
+    const str = (field: string) => {
+      const v = lead[field]
+      return isString(v) && unreported(field) ? v : undefined
+    }
+    const int = (field: string) => {
+      const v = lead[field]
+      return isInteger(v) && unreported(field) ? v : undefined
+    }
 
     for (const field of ['oli_id', 'client_name', 'form_type', 'phone_number', 'callback_scheduled_at']) {
       const v = str(field)
@@ -101,7 +100,7 @@ export async function leadProblems(
         ctx.mode === 'pool' ? priority?.isCallback === true : PINNED_CALLBACK_PRIORITIES.has(priorityId ?? -1)
       if (priority && !allowed)
         problem('callback_scheduled_at', 'callback_scheduled_at only allowed for callback priorities')
-      if (ctx.mode === 'pinned' && lead.agent_id == null && !reported.has(at('agent_id')))
+      if (ctx.mode === 'pinned' && lead.agent_id == null && unreported('agent_id'))
         problem('agent_id', 'agent_id is required with callback_scheduled_at')
     }
     checked.push({

@@ -6,9 +6,9 @@ export const PUSH_COLUMNS = MASTER_DATA_COLUMNS
 /** Columns a push overwrites on an existing row: everything but `id`, `oli_id` and `created_at`. */
 export const PUSH_UPDATES = PUSH_COLUMNS.filter((c) => c !== 'oli_id' && c !== 'created_at')
 
-/** One row's values in `PUSH_COLUMNS` order. */
-export function pushValues(row: NewMasterRow, out: unknown[] = []): unknown[] {
-  for (const c of PUSH_COLUMNS) out.push(row[c] ?? null)
+/** One row's values in `PUSH_COLUMNS` order, written into `out` from `at` (default: its end). */
+export function pushValues(row: NewMasterRow, out: unknown[] = [], at = out.length): unknown[] {
+  for (let k = 0; k < PUSH_COLUMNS.length; k++) out[at + k] = row[PUSH_COLUMNS[k]!] ?? null
   return out
 }
 

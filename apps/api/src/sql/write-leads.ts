@@ -6,8 +6,11 @@ import { PUSH_COLUMNS, PUSH_UPDATES, pushValues, ROW_PLACEHOLDERS } from './mast
  * insert (11,500 parameters) was 7% of the API's CPU on batch pushes.
  */
 function multiRowInsert(rows: readonly NewMasterRow[]): Statement {
-  const params: unknown[] = []
-  for (const row of rows) pushValues(row, params)
+  // Sized once: grown value by value, a 500-row batch's 11,500 values copied the array over and over.
+  const params: unknown[] = new Array(rows.length * PUSH_COLUMNS.length)
+  rows.forEach((row, i) => {
+    pushValues(row, params, i * PUSH_COLUMNS.length)
+  })
   return {
     sql: `INSERT INTO hold_dialer_master_data (${PUSH_COLUMNS.join(', ')}) VALUES ${rows.map(() => ROW_PLACEHOLDERS).join(', ')}`,
     params: params as Statement['params'],
@@ -38,10 +41,11 @@ export function overwriteLeadsStatement(
     const insert = multiRowInsert(rows)
     return { sql: `${insert.sql} ${SQLITE_OVERWRITE}`, params: insert.params }
   }
-  const params: unknown[] = []
+  const width = PUSH_COLUMNS.length + 1
+  const params: unknown[] = new Array(rows.length * width)
   rows.forEach((row, i) => {
-    params.push(ids[i])
-    pushValues(row, params)
+    params[i * width] = ids[i]
+    pushValues(row, params, i * width + 1)
   })
   return {
     sql: `INSERT INTO hold_dialer_master_data (id, ${PUSH_COLUMNS.join(', ')}) VALUES ${rows.map(() => ROW_WITH_ID).join(', ')} ${MYSQL_OVERWRITE}`,

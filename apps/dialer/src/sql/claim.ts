@@ -1,4 +1,10 @@
-import { type Db, type Statement, withBatchTransaction } from '@hold-dialer/db'
+import {
+  type BatchSession,
+  type Db,
+  GroupCommit,
+  type Statement,
+  withBatchTransaction,
+} from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
 import { takeAgentStatement } from './take-agent.js'
 
@@ -215,11 +221,66 @@ export interface LeadClaim extends ClaimRequest {
  * first round trip stays locked, and skipped by other claimers, until this short transaction ends
  * when a callback or retry was due after all; and when the agent was taken by someone else the
  * candidates are read (and at once released) for nothing.
- * SQLite: one statement after another, a group at a time, stopping at the first group with a lead;
- * they are calls into the same process.
+ * SQLite: one statement after another, a group at a time, stopping at the first group with a lead
+ * (they are calls into the same process); claims made at the same time share one transaction
+ * (`sqliteClaimGroup`).
  */
 export async function claimLead(db: Db, req: LeadClaim): Promise<ClaimedLead | undefined> {
   if (req.dialablePriorities.length === 0) return undefined
+  if (db.dialect === 'sqlite') return sqliteClaimGroup(db).submit(req)
+  return withBatchTransaction(db, (session) => claimInSession(session, req, true, true))
+}
+
+/** Claims in one SQLite transaction at most; they run one after another inside it, in arrival order. */
+const SQLITE_CLAIM_GROUP = 64
+
+const SAVEPOINT: Statement = { sql: 'SAVEPOINT claim', params: [] }
+const RELEASE: Statement = { sql: 'RELEASE claim', params: [] }
+const ROLLBACK_TO: Statement = { sql: 'ROLLBACK TO claim', params: [] }
+
+const sqliteClaimGroups = new WeakMap<Db, GroupCommit<LeadClaim, ClaimedLead | undefined>>()
+
+/**
+ * SQLite: claims that arrive while a claim is being written (a claim round's agents, several
+ * dialers on one file) are made one after another in one transaction, in arrival order, and
+ * committed together. Each claim's commit was an fsync: with 30 concurrent claimers a COMMIT took
+ * 0.33 ms of a claim-and-release cycle's 0.9 ms. If the group's transaction fails after its retries,
+ * every claim in it fails, and none of them reserved anything.
+ * A claim that finds no lead is rolled back to its savepoint, so the agent it took stays free.
+ */
+function sqliteClaimGroup(db: Db): GroupCommit<LeadClaim, ClaimedLead | undefined> {
+  let group = sqliteClaimGroups.get(db)
+  if (!group) {
+    group = new GroupCommit({
+      maxWriters: 1,
+      maxGroup: SQLITE_CLAIM_GROUP,
+      write: (claims) =>
+        withBatchTransaction(db, async (session) => {
+          const leads: (ClaimedLead | undefined)[] = []
+          for (const claim of claims) {
+            // Each claim is undone on its own when it finds no lead, as its own transaction would
+            // be: the agent it took is left free.
+            await session.run([SAVEPOINT])
+            const lead = await claimInSession(session, claim, false, false)
+            await session.run(lead ? [RELEASE] : [ROLLBACK_TO, RELEASE])
+            leads.push(lead)
+          }
+          await session.run([], { commit: true })
+          return leads
+        }),
+    })
+    sqliteClaimGroups.set(db, group)
+  }
+  return group
+}
+
+/** One claim in `session`; with `commit`, the claim's UPDATE is followed by COMMIT. */
+async function claimInSession(
+  session: BatchSession,
+  req: LeadClaim,
+  mysql: boolean,
+  commit: boolean,
+): Promise<ClaimedLead | undefined> {
   const categories: Category[] = req.inHours ? ['callback', 'retry', 'pending'] : ['callback']
   const pins: Pin[] =
     req.pinnedAgentId !== null
@@ -229,64 +290,61 @@ export async function claimLead(db: Db, req: LeadClaim): Promise<ClaimedLead | u
       : req.unpinnedOnly
         ? ['unpinned']
         : ['any']
-  const mysql = db.dialect === 'mysql'
   const parts = claimParts(pins, categories, mysql)
   const take = req.agentId === null ? [] : [takeAgentStatement(req.agentId, req.dialerId, req.now)]
-  return withBatchTransaction(db, async (session) => {
-    let best: Ranked | undefined
-    if (mysql) {
-      const plain = parts.filter((part) => part.category !== 'pending')
-      const pending = parts.filter((part) => part.category === 'pending')
-      const read = plain.map((part) => candidateStatement(req, part, false))
-      const results = await session.run([
-        ...take,
-        ...(read.length > 0
-          ? [
-              {
-                sql: read.map((q) => `(${q.sql})`).join(' UNION ALL '),
-                params: read.flatMap((q) => q.params),
-              },
-            ]
-          : []),
-        ...pending.map((part) => candidateStatement(req, part, true)),
-      ])
-      if (take.length > 0 && results[0]!.affectedRows !== 1) return undefined
-      const found = results.slice(take.length)
-      for (const result of found.slice(read.length > 0 ? 1 : 0)) best = first(result.rows, best)
-      if (read.length > 0 && found[0]!.rows.length > 0) {
-        const due = new Set((found[0]!.rows as unknown as Ranked[]).map((r) => Number(r.claim_part)))
-        const relock = plain.filter((part) => due.has(part.index))
-        const relocked = await session.run(relock.map((part) => candidateStatement(req, part, true)))
-        for (const result of relocked) best = first(result.rows, best)
-      }
-    } else {
-      if (take.length > 0 && (await session.run(take))[0]!.affectedRows !== 1) return undefined
-      for (const part of parts) {
-        if (best && Number(best.claim_group) < part.group) break
-        best = first((await session.run([candidateStatement(req, part, false)]))[0]!.rows, best)
-      }
+  let best: Ranked | undefined
+  if (mysql) {
+    const plain = parts.filter((part) => part.category !== 'pending')
+    const pending = parts.filter((part) => part.category === 'pending')
+    const read = plain.map((part) => candidateStatement(req, part, false))
+    const results = await session.run([
+      ...take,
+      ...(read.length > 0
+        ? [
+            {
+              sql: read.map((q) => `(${q.sql})`).join(' UNION ALL '),
+              params: read.flatMap((q) => q.params),
+            },
+          ]
+        : []),
+      ...pending.map((part) => candidateStatement(req, part, true)),
+    ])
+    if (take.length > 0 && results[0]!.affectedRows !== 1) return undefined
+    const found = results.slice(take.length)
+    for (const result of found.slice(read.length > 0 ? 1 : 0)) best = first(result.rows, best)
+    if (read.length > 0 && found[0]!.rows.length > 0) {
+      const due = new Set((found[0]!.rows as unknown as Ranked[]).map((r) => Number(r.claim_part)))
+      const relock = plain.filter((part) => due.has(part.index))
+      const relocked = await session.run(relock.map((part) => candidateStatement(req, part, true)))
+      for (const result of relocked) best = first(result.rows, best)
     }
-    if (!best) return undefined
-    const id = Number(best.id)
-    await session.run(
-      [
-        {
-          sql: `UPDATE hold_dialer_master_data SET previous_status = ?, dial_status = 'Calling', isReserved = 1,
+  } else {
+    if (take.length > 0 && (await session.run(take))[0]!.affectedRows !== 1) return undefined
+    for (const part of parts) {
+      if (best && Number(best.claim_group) < part.group) break
+      best = first((await session.run([candidateStatement(req, part, false)]))[0]!.rows, best)
+    }
+  }
+  if (!best) return undefined
+  const id = Number(best.id)
+  await session.run(
+    [
+      {
+        sql: `UPDATE hold_dialer_master_data SET previous_status = ?, dial_status = 'Calling', isReserved = 1,
             reserved_by = ?, reserved_at = ? WHERE id = ?`,
-          params: [best.dial_status, req.dialerId, toDbTime(req.now), id],
-        },
-      ],
-      { commit: true },
-    )
-    const { dial_status, next_retry_at: _retryAt, claim_group: _group, claim_part: _part, ...rest } = best
-    return {
-      ...rest,
-      id,
-      priority_id: Number(rest.priority_id),
-      agent_id: rest.agent_id === null ? null : Number(rest.agent_id),
-      call_count: Number(rest.call_count),
-      isRnrSent: Number(rest.isRnrSent),
-      previous_status: dial_status,
-    }
-  })
+        params: [best.dial_status, req.dialerId, toDbTime(req.now), id],
+      },
+    ],
+    { commit },
+  )
+  const { dial_status, next_retry_at: _retryAt, claim_group: _group, claim_part: _part, ...rest } = best
+  return {
+    ...rest,
+    id,
+    priority_id: Number(rest.priority_id),
+    agent_id: rest.agent_id === null ? null : Number(rest.agent_id),
+    call_count: Number(rest.call_count),
+    isRnrSent: Number(rest.isRnrSent),
+    previous_status: dial_status,
+  }
 }
