@@ -10,13 +10,22 @@ const DB_TIME_FORMAT = 'yyyy-LL-dd HH:mm:ss.SSS'
 // and DATETIME(6) would give six digits; anything finer than milliseconds is truncated.
 const DB_TIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?$/
 
+// Instants whose ISO form has a four-digit year, the form every stored time has.
+const FOUR_DIGIT_YEARS = [Date.parse('0000-01-01T00:00:00.000Z'), Date.parse('9999-12-31T23:59:59.999Z')]
+
 /** `at` as the database's UTC text form, always with exactly three fraction digits. */
 export function toDbTime(at: Date): string {
-  const utc = DateTime.fromJSDate(at, { zone: 'utc' })
-  if (!utc.isValid) {
+  const ms = at.getTime()
+  if (Number.isNaN(ms)) {
     throw new RangeError('invalid Date')
   }
-  return utc.toFormat(DB_TIME_FORMAT)
+  // With a four-digit year the ISO form is this form with a 'T' and a 'Z': read from it. This runs
+  // several times per claim and per pushed lead; Luxon's formatter took 2.2 µs a call against 0.5.
+  if (ms >= FOUR_DIGIT_YEARS[0]! && ms <= FOUR_DIGIT_YEARS[1]!) {
+    const iso = at.toISOString()
+    return `${iso.slice(0, 10)} ${iso.slice(11, 23)}`
+  }
+  return DateTime.fromJSDate(at, { zone: 'utc' }).toFormat(DB_TIME_FORMAT)
 }
 
 /**

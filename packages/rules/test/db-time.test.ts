@@ -9,6 +9,13 @@ t.test('toDbTime writes UTC YYYY-MM-DD HH:MM:SS.SSS with exactly three fraction 
   t.equal(toDbTime(new Date('2026-05-01T10:00:00+05:30')), '2026-05-01 04:30:00.000', 'always UTC')
 })
 
+t.test('toDbTime: the first and last four-digit years, and the years beyond them', async (t) => {
+  t.equal(toDbTime(new Date('0000-01-01T00:00:00.000Z')), '0000-01-01 00:00:00.000')
+  t.equal(toDbTime(new Date('9999-12-31T23:59:59.999Z')), '9999-12-31 23:59:59.999')
+  t.equal(toDbTime(new Date('+010000-01-01T00:00:00.000Z')), '10000-01-01 00:00:00.000')
+  t.equal(toDbTime(new Date('-000001-06-01T12:00:00.000Z')), '-0001-06-01 12:00:00.000')
+})
+
 t.test('toDbTime refuses an invalid Date', async (t) => {
   t.throws(() => toDbTime(new Date(Number.NaN)), RangeError)
 })

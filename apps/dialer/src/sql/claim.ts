@@ -109,54 +109,69 @@ function claimParts(pins: readonly Pin[], categories: readonly Category[], mysql
 }
 
 /**
+ * How a part is read: `row` reads the candidate's columns, `lock` does so with
+ * `FOR UPDATE SKIP LOCKED`, `probe` only says whether the part has a candidate (its index, no order).
+ */
+type ReadMode = 'row' | 'lock' | 'probe'
+
+/**
  * One candidate of one part, as SQL: `FOR UPDATE SKIP LOCKED` on MySQL walks the index that serves
  * the ORDER BY (ix_master_claim_callback / _retry / _pending) and skips rows another claimer holds.
  * SQLite serialises claimers with BEGIN IMMEDIATE instead. Priorities are passed as a literal list
  * rather than joined: a locking read through a join would also lock the priority rows and make every
  * other claimer skip every lead of that priority. Written as text, not built with Kysely: it runs in a
- * batch (see `claimLead`), and building it was a large share of a claim's CPU on SQLite.
+ * batch (see `claimLead`), and building it was a large share of a claim's CPU on SQLite. The text
+ * depends only on the part, the mode and the list lengths, so it is built once (`candidateSql`); the
+ * values are put in order here.
  */
-function candidateStatement(req: ClaimRequest, part: Part, lock: boolean): Statement {
+function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode): Statement {
   const now = toDbTime(req.now)
-  const where = ['isReserved = 0', `priority_id IN (${placeholders(req.dialablePriorities.length)})`]
   const params: (string | number | null)[] = [...req.dialablePriorities]
+  if (part.category === 'callback') params.push('Callback', now)
+  else if (part.category === 'retry') {
+    params.push(part.status!)
+    if (part.retryAt !== 'none') params.push(now)
+  } else params.push('Pending', now)
+  const excluded = req.excludeIds?.length ?? 0
+  if (excluded > 0) params.push(...req.excludeIds!)
+  if (part.pin === 'mine') params.push(req.pinnedAgentId)
+  return { sql: candidateSql(part, mode, req.dialablePriorities.length, excluded), params }
+}
+
+const sqlTexts = new Map<string, string>()
+/** Distinct texts kept at most; the excluded-id count varies, so the map is emptied when full. */
+const SQL_TEXTS_KEPT = 1000
+
+function candidateSql(part: Part, mode: ReadMode, priorities: number, excluded: number): string {
+  const key = `${part.index}/${part.group}/${part.pin}/${part.category}/${part.status}/${part.retryAt}/${mode}/${priorities}/${excluded}`
+  const known = sqlTexts.get(key)
+  if (known !== undefined) return known
+  const where = ['isReserved = 0', `priority_id IN (${placeholders(priorities)})`]
   let order: string
   if (part.category === 'callback') {
     where.push('dial_status = ?', 'callback_scheduled_at <= ?')
-    params.push('Callback', now)
     order = 'callback_scheduled_at'
   } else if (part.category === 'retry') {
     where.push('dial_status = ?')
-    params.push(part.status!)
     if (part.retryAt === 'none') where.push('next_retry_at IS NULL')
-    else if (part.retryAt === 'passed') {
-      where.push('next_retry_at <= ?')
-      params.push(now)
-    } else {
-      where.push('(next_retry_at IS NULL OR next_retry_at <= ?)')
-      params.push(now)
-    }
+    else if (part.retryAt === 'passed') where.push('next_retry_at <= ?')
+    else where.push('(next_retry_at IS NULL OR next_retry_at <= ?)')
     order = 'next_retry_at'
   } else {
     where.push('dial_status = ?', '(next_retry_at IS NULL OR next_retry_at <= ?)')
-    params.push('Pending', now)
     order = 'push_date'
   }
-  if (req.excludeIds && req.excludeIds.length > 0) {
-    where.push(`id NOT IN (${placeholders(req.excludeIds.length)})`)
-    params.push(...req.excludeIds)
-  }
-  if (part.pin === 'mine') {
-    where.push('agent_id = ?')
-    params.push(req.pinnedAgentId)
-  }
+  if (excluded > 0) where.push(`id NOT IN (${placeholders(excluded)})`)
+  if (part.pin === 'mine') where.push('agent_id = ?')
   if (part.pin === 'unpinned') where.push('agent_id IS NULL')
-  return {
-    sql:
-      `SELECT ${CLAIMED_COLUMNS.join(', ')}, ${part.group} AS claim_group, ${part.index} AS claim_part FROM hold_dialer_master_data` +
-      ` WHERE ${where.join(' AND ')} ORDER BY ${order}, id LIMIT 1${lock ? ' FOR UPDATE SKIP LOCKED' : ''}`,
-    params,
-  }
+  const sql =
+    mode === 'probe'
+      ? `SELECT ${part.index} AS claim_part FROM hold_dialer_master_data WHERE ${where.join(' AND ')} LIMIT 1`
+      : `SELECT ${CLAIMED_COLUMNS.join(', ')}, ${part.group} AS claim_group, ${part.index} AS claim_part FROM hold_dialer_master_data` +
+        ` WHERE ${where.join(' AND ')} ORDER BY ${order}, id LIMIT 1${mode === 'lock' ? ' FOR UPDATE SKIP LOCKED' : ''}`
+  if (sqlTexts.size >= SQL_TEXTS_KEPT) sqlTexts.clear()
+  sqlTexts.set(key, sql)
+  return sql
 }
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
@@ -296,7 +311,7 @@ async function claimInSession(
   if (mysql) {
     const plain = parts.filter((part) => part.category !== 'pending')
     const pending = parts.filter((part) => part.category === 'pending')
-    const read = plain.map((part) => candidateStatement(req, part, false))
+    const read = plain.map((part) => candidateStatement(req, part, 'probe'))
     const results = await session.run([
       ...take,
       ...(read.length > 0
@@ -307,22 +322,22 @@ async function claimInSession(
             },
           ]
         : []),
-      ...pending.map((part) => candidateStatement(req, part, true)),
+      ...pending.map((part) => candidateStatement(req, part, 'lock')),
     ])
     if (take.length > 0 && results[0]!.affectedRows !== 1) return undefined
     const found = results.slice(take.length)
     for (const result of found.slice(read.length > 0 ? 1 : 0)) best = first(result.rows, best)
     if (read.length > 0 && found[0]!.rows.length > 0) {
-      const due = new Set((found[0]!.rows as unknown as Ranked[]).map((r) => Number(r.claim_part)))
+      const due = new Set(found[0]!.rows.map((r) => Number(r.claim_part)))
       const relock = plain.filter((part) => due.has(part.index))
-      const relocked = await session.run(relock.map((part) => candidateStatement(req, part, true)))
+      const relocked = await session.run(relock.map((part) => candidateStatement(req, part, 'lock')))
       for (const result of relocked) best = first(result.rows, best)
     }
   } else {
     if (take.length > 0 && (await session.run(take))[0]!.affectedRows !== 1) return undefined
     for (const part of parts) {
       if (best && Number(best.claim_group) < part.group) break
-      best = first((await session.run([candidateStatement(req, part, false)]))[0]!.rows, best)
+      best = first((await session.run([candidateStatement(req, part, 'row')]))[0]!.rows, best)
     }
   }
   if (!best) return undefined
