@@ -210,22 +210,24 @@ export class Dialer {
     const busyHere = new Set(this.#calls.active().flatMap((c) => (c.agent ? [c.agent.id] : [])))
     const agents = [...this.#agents.available(now, busyHere)]
     const excludeIds = [...this.#cooldown.keys()]
-    // Every free agent's claim at once: on SQLite they share one transaction and one fsync
-    // (`claimLead`), on MySQL they run side by side, each skipping the leads the others hold. Each
-    // claim takes its own agent, so no two can take one lead or one desk.
-    const claims = await Promise.allSettled(
-      agents.map((agent) =>
-        claimLead(this.#d.db, {
-          agentId: agent.id,
-          dialerId: this.#d.dialerId,
-          now,
-          inHours,
-          dialablePriorities: this.#dialable,
-          pinnedAgentId: this.#d.config.callbackMode === 'pinned' ? agent.id : null,
-          excludeIds,
-        }),
-      ),
-    )
+    const claimFor = (agent: (typeof agents)[number]) =>
+      claimLead(this.#d.db, {
+        agentId: agent.id,
+        dialerId: this.#d.dialerId,
+        now,
+        inHours,
+        dialablePriorities: this.#dialable,
+        pinnedAgentId: this.#d.config.callbackMode === 'pinned' ? agent.id : null,
+        excludeIds,
+      })
+    // SQLite: every free agent's claim at once, so that they share one transaction and one fsync
+    // (`claimLead`). MySQL: one after another. Dialers that share agents all see an agent free at
+    // the same moment and race for it, and a losing claim holds a lead while it waits for the
+    // winner's agent row. In the 3-minute scale-out run (3 dialers, 30 agents) claims made all at
+    // once placed 87 calls/s with a dialer peaking at 165 MiB; in turn, 99 calls/s and 133 MiB.
+    const claims: PromiseSettledResult<ClaimedLead | undefined>[] = []
+    if (this.#d.db.dialect === 'sqlite') claims.push(...(await Promise.allSettled(agents.map(claimFor))))
+    else for (const agent of agents) claims.push(...(await Promise.allSettled([claimFor(agent)])))
     let started = 0
     for (const [i, claim] of claims.entries()) {
       if (claim.status === 'rejected') {
