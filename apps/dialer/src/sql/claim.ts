@@ -246,7 +246,7 @@ export interface LeadClaim extends ClaimRequest {
 export async function claimLead(db: Db, req: LeadClaim): Promise<ClaimedLead | undefined> {
   if (req.dialablePriorities.length === 0) return undefined
   if (db.dialect === 'sqlite') return sqliteClaimGroup(db).submit(req)
-  return withBatchTransaction(db, (session) => claimInSession(session, req, true, true))
+  return withBatchTransaction(db, (session) => claimInSession(session, req, true))
 }
 
 /** Claims in one SQLite transaction at most; they run one after another inside it, in arrival order. */
@@ -279,7 +279,7 @@ function sqliteClaimGroup(db: Db): GroupCommit<LeadClaim, ClaimedLead | undefine
             // Each claim is undone on its own when it finds no lead, as its own transaction would
             // be: the agent it took is left free.
             await session.run([SAVEPOINT])
-            const lead = await claimInSession(session, claim, false, false)
+            const lead = await claimInSession(session, claim, false)
             await session.run(lead ? [RELEASE] : [ROLLBACK_TO, RELEASE])
             leads.push(lead)
           }
@@ -292,13 +292,16 @@ function sqliteClaimGroup(db: Db): GroupCommit<LeadClaim, ClaimedLead | undefine
   return group
 }
 
-/** One claim in `session`; with `commit`, the claim's UPDATE is followed by COMMIT. */
+/**
+ * One claim in `session`. On MySQL the claim's UPDATE is followed by COMMIT; on SQLite the group
+ * (`sqliteClaimGroup`) commits.
+ */
 async function claimInSession(
   session: BatchSession,
   req: LeadClaim,
   mysql: boolean,
-  commit: boolean,
 ): Promise<ClaimedLead | undefined> {
+  const commit = mysql
   const categories: Category[] = req.inHours ? ['callback', 'retry', 'pending'] : ['callback']
   const pins: Pin[] =
     req.pinnedAgentId !== null
