@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto'
 import { type AmiClient, type AmiMessage, header } from '@hold-dialer/ami'
 import type { Db } from '@hold-dialer/db'
-import { type Config, isWithinWorkingHours, toDbTime } from '@hold-dialer/rules'
+import { type Config, deskStateSource, isWithinWorkingHours, toDbTime } from '@hold-dialer/rules'
 import type { Logger } from 'pino'
 import { AgentTracker } from './agents/agent-tracker.js'
+import { DeskStates } from './agents/desk-states.js'
 import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tracker.js'
-import { agentDevice, progressiveOriginate } from './calls/originate.js'
+import { agentChannel, progressiveOriginate } from './calls/originate.js'
 import { PredictiveEngine } from './predictive.js'
 import { type SettleContext, settleCall } from './settle.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
@@ -74,6 +75,7 @@ export class Dialer {
   readonly #now: () => Date
   readonly #timing: DialerTiming
   readonly #agents: AgentTracker
+  readonly #desks: DeskStates
   readonly #calls: CallTracker
   readonly #settle: SettleContext
   readonly #pending: PendingSettle[] = []
@@ -86,14 +88,19 @@ export class Dialer {
   #claiming: Promise<void> | undefined
   #startedAt: Date
   #settling = new Set<Promise<unknown>>()
+  /** The last AMI failure logged, so a failing login is logged once, and again only when it changes. */
+  #amiFailure: string | null = null
 
   constructor(deps: DialerDeps) {
     this.#d = deps
     this.#now = deps.now ?? (() => new Date())
     this.#startedAt = this.#now()
     this.#timing = { ...DEFAULT_TIMING, ...deps.timing }
-    const template = deps.config.agentChannelTemplate
-    this.#agents = new AgentTracker((ext) => agentDevice(template, ext))
+    this.#desks = new DeskStates(
+      deskStateSource(deps.config.agentChannelTemplate, deps.config.agentDeviceTemplate),
+      deps.logger,
+    )
+    this.#agents = new AgentTracker((ext) => this.#desks.state(ext))
     this.#calls = new CallTracker(this.#now, (call, result) => this.#onFinished(call, result), {
       onAnswered: (call) => this.#predictive?.onAnswered(call),
       onAgentLegFailed: (call) => this.#predictive?.onAgentLegFailed(call),
@@ -111,7 +118,7 @@ export class Dialer {
         dialerId: deps.dialerId,
         dialable: () => this.#dialable,
         cooldown: () => [...this.#cooldown.keys()],
-        busyHere: () => new Set(this.#calls.active().flatMap((c) => (c.agent ? [c.agent.id] : []))),
+        busyHere: () => this.#calls.busyAgentIds(),
         onClaimed: () => {
           this.stats.claims += 1
         },
@@ -142,11 +149,7 @@ export class Dialer {
   async start(): Promise<void> {
     const { ami } = this.#d
     ami.on('event', (e: AmiMessage) => this.#onEvent(e))
-    ami.on('state', (s: string) => {
-      this.#d.logger.info({ ami: s }, 'AMI state')
-      if (s === 'connected') void this.#sync()
-      else this.#synced = false
-    })
+    ami.on('state', (s: string) => this.#onAmiState(s))
     await this.#refreshRoster()
     await this.#heartbeat()
     if (ami.state === 'connected') await this.#sync()
@@ -156,6 +159,23 @@ export class Dialer {
     this.#every(this.#timing.expireMs, async () => this.#expireCalls())
     this.#every(this.#timing.settleRetryMs, () => this.#retryPendingSettles())
     this.#scheduleClaim(0)
+  }
+
+  #onAmiState(state: string): void {
+    if (state === 'connected') {
+      this.#amiFailure = null
+      this.#d.logger.info({ ami: state }, 'AMI connected')
+      void this.#sync()
+      return
+    }
+    this.#synced = false
+    if (state !== 'down') return
+    // Every reconnect attempt goes connecting -> down: log the reason once (a wrong secret gives
+    // "login failed: Authentication failed"), and again only when it changes.
+    const reason = this.#d.ami.status().lastError ?? 'connection lost'
+    if (reason === this.#amiFailure) return
+    this.#amiFailure = reason
+    this.#d.logger.error({ ami: state, reason }, 'AMI unavailable; reconnecting')
   }
 
   /** Stops claiming, waits up to `graceMs` for calls in progress to finish and be settled. */
@@ -169,7 +189,9 @@ export class Dialer {
     }
     await Promise.allSettled([...this.#settling])
     await this.#retryPendingSettles()
-    await this.#heartbeat('stopped').catch(() => {})
+    await this.#heartbeat('stopped').catch((err) =>
+      this.#d.logger.warn({ err }, 'last heartbeat not written'),
+    )
   }
 
   #every(ms: number, fn: () => Promise<unknown>): void {
@@ -178,7 +200,7 @@ export class Dialer {
       try {
         await fn()
       } catch (err) {
-        this.#d.logger.warn({ err: (err as Error).message }, 'periodic task failed')
+        this.#d.logger.warn({ err }, 'periodic task failed')
       }
       if (!this.#stopping) this.#timers.push(setTimeout(run, ms))
     }
@@ -191,7 +213,7 @@ export class Dialer {
       setTimeout(() => {
         this.#claiming = this.#claimRound()
           .catch((err: Error) => {
-            this.#d.logger.warn({ err: err.message }, 'claim round failed')
+            this.#d.logger.warn({ err }, 'claim round failed')
             return 0
           })
           .then((claimed) => this.#scheduleClaim(claimed > 0 ? 0 : this.#timing.claimIdleMs))
@@ -207,8 +229,7 @@ export class Dialer {
     if (this.#predictive) return this.#predictive.round()
     const now = this.#now()
     const inHours = isWithinWorkingHours(now, this.#d.config.hours)
-    const busyHere = new Set(this.#calls.active().flatMap((c) => (c.agent ? [c.agent.id] : [])))
-    const agents = [...this.#agents.available(now, busyHere)]
+    const agents = [...this.#agents.available(now, this.#calls.busyAgentIds())]
     const excludeIds = [...this.#cooldown.keys()]
     const claimFor = (agent: (typeof agents)[number]) =>
       claimLead(this.#d.db, {
@@ -293,7 +314,7 @@ export class Dialer {
     } catch (err) {
       const refused = (err as { reply?: unknown }).reply !== undefined
       this.stats.originateFailures += 1
-      this.#d.logger.warn({ lead: lead.id, err: (err as Error).message, refused }, 'originate not accepted')
+      this.#d.logger.warn({ lead: lead.id, err, refused }, 'originate not accepted')
       // A refusal is final. A timeout may still have placed the call: wait for its events until the
       // originate deadline before treating it as never placed.
       if (refused) this.#calls.originateRefused(key)
@@ -301,12 +322,7 @@ export class Dialer {
   }
 
   #onEvent(event: AmiMessage): void {
-    const name = header(event, 'event')
-    if (name === 'DeviceStateChange') {
-      const device = header(event, 'device')
-      const state = header(event, 'state')
-      if (device && state) this.#agents.setDeviceState(device, state)
-    }
+    this.#desks.onEvent(event)
     this.#calls.handle(event)
   }
 
@@ -316,7 +332,7 @@ export class Dialer {
     if (result.outcome === 'Failed') this.#cooldown.set(call.leadId, this.#now().getTime())
     if (call.mode === 'predictive' && this.#predictive) {
       this.#predictive.onFinished(call, result).catch((err: Error) => {
-        this.#d.logger.warn({ err: err.message }, 'governor count not written')
+        this.#d.logger.warn({ err }, 'governor count not written')
       })
     }
     this.#d.logger.info(
@@ -345,7 +361,7 @@ export class Dialer {
       })
       .catch((err: Error) => {
         this.stats.settleErrors += 1
-        this.#d.logger.error({ lead: p.call.leadId, err: err.message }, 'settle failed; kept to write again')
+        this.#d.logger.error({ lead: p.call.leadId, err }, 'settle failed; kept to write again')
         this.#pending.push(p)
       })
       .finally(() => this.#settling.delete(job))
@@ -361,6 +377,14 @@ export class Dialer {
   async #refreshRoster(): Promise<void> {
     this.#agents.setRoster(await loadRoster(this.#d.db.db))
     this.#dialable = await loadDialablePriorities(this.#d.db.db)
+    // A desk that joined the roster since the login: ask Asterisk for its state (DeskStates).
+    if (this.#synced && this.#d.ami.state === 'connected') {
+      await this.#desks.askMissing(this.#d.ami, this.#extensions())
+    }
+  }
+
+  #extensions(): string[] {
+    return this.#agents.all().map((a) => a.extension)
   }
 
   async #heartbeat(state?: string): Promise<void> {
@@ -396,13 +420,7 @@ export class Dialer {
    */
   async #sync(): Promise<void> {
     try {
-      const devices = await this.#d.ami.listAction({ action: 'DeviceStateList' })
-      this.#agents.clearDeviceStates()
-      for (const d of devices) {
-        const device = header(d, 'device')
-        const state = header(d, 'state')
-        if (device && state) this.#agents.setDeviceState(device, state)
-      }
+      await this.#desks.sync(this.#d.ami, this.#extensions())
       const channels = await this.#d.ami.listAction({ action: 'CoreShowChannels' })
       const live = new Set(
         channels.flatMap((c) =>
@@ -427,16 +445,15 @@ export class Dialer {
         }
         if (await releaseReservation(this.#d.db.db, row.id, this.#d.dialerId)) released += 1
       }
-      const busy = this.#calls.active().flatMap((c) => (c.agent ? [c.agent.id] : []))
-      await releaseStaleAgents(this.#d.db.db, { heldBy: this.#d.dialerId, except: busy })
+      await releaseStaleAgents(this.#d.db.db, {
+        heldBy: this.#d.dialerId,
+        except: [...this.#calls.busyAgentIds()],
+      })
       if (released > 0)
         this.#d.logger.info({ released }, 'released reservations of a previous run with no live channel')
       this.#synced = true
     } catch (err) {
-      this.#d.logger.warn(
-        { err: (err as Error).message },
-        'AMI sync failed; claiming waits for the next login',
-      )
+      this.#d.logger.warn({ err }, 'AMI sync failed; claiming waits for the next login')
     }
   }
 
@@ -447,18 +464,26 @@ export class Dialer {
    */
   #adopt(leadId: number, oliId: string, legs: AmiMessage[]): void {
     const key = header(legs[0]!, 'linkedid')!
+    const channels = legs.map((l) => ({
+      uniqueid: header(l, 'uniqueid') ?? '',
+      name: header(l, 'channel') ?? '',
+      up: header(l, 'channelstate') === '6' || header(l, 'channelstatedesc') === 'Up',
+    }))
+    // Progressive: the originated channel is the agent's desk (`PJSIP/1001-0000002a`,
+    // `Local/1001@agents-00000003;1`). Predictive: the agent is found when the call settles.
     const template = this.#d.config.agentChannelTemplate
-    const agentLeg = legs.find((l) => header(l, 'uniqueid') === key)
-    const agentName = agentLeg ? header(agentLeg, 'channel') : undefined
-    const agent = this.#agents
-      .all()
-      .find((a) =>
-        agentName?.toLowerCase().startsWith(`${agentDevice(template, a.extension).toLowerCase()}-`),
-      )
+    const desk = channels.find((c) => c.uniqueid === key)?.name.toLowerCase()
+    const agent =
+      this.#d.config.dialMode === 'progressive'
+        ? this.#agents
+            .all()
+            .find((a) => desk?.startsWith(`${agentChannel(template, a.extension).toLowerCase()}-`))
+        : undefined
     const now = this.#now()
-    const call = this.#calls.add(
+    this.#calls.adopt(
       {
         key,
+        mode: this.#d.config.dialMode,
         actionId: `adopted-${key}`,
         leadId,
         oliId,
@@ -468,17 +493,8 @@ export class Dialer {
         deadline: new Date(now.getTime() + this.#d.config.callTimeoutSeconds * 1000),
         originateDeadline: new Date(now.getTime() + this.#d.config.callTimeoutSeconds * 1000),
       },
-      true,
+      channels,
     )
-    for (const l of legs) {
-      const uniqueid = header(l, 'uniqueid') ?? ''
-      const up = header(l, 'channelstate') === '6' || header(l, 'channelstatedesc') === 'Up'
-      call.legs.set(uniqueid, { name: header(l, 'channel') ?? uniqueid, up, hungUp: false })
-      if (uniqueid !== key) {
-        call.customerUniqueid = uniqueid
-        if (up) call.answeredAt = now
-      }
-    }
     this.#d.logger.warn(
       { lead: leadId, legs: legs.length },
       'a call of a previous run is still live: following it to its end',
@@ -490,7 +506,12 @@ export class Dialer {
     if (this.#predictive) await this.#predictive.bridgeWaiting()
     for (const call of this.#calls.expire()) {
       for (const leg of call.legs.values()) {
-        if (!leg.hungUp) await this.#d.ami.action({ action: 'Hangup', channel: leg.name }).catch(() => {})
+        if (leg.hungUp) continue
+        await this.#d.ami
+          .action({ action: 'Hangup', channel: leg.name })
+          .catch((err) =>
+            this.#d.logger.debug({ err, channel: leg.name }, 'hangup of an expired call failed'),
+          )
       }
     }
   }

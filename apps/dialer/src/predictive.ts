@@ -225,7 +225,7 @@ export class PredictiveEngine {
         variable: { HD_LEAD_ID: String(lead.id), HD_OLI_ID: lead.oli_id, HD_DIALER: this.#c.dialerId },
       })
     } catch (err) {
-      this.#c.logger.warn({ lead: lead.id, err: (err as Error).message }, 'originate not accepted')
+      this.#c.logger.warn({ lead: lead.id, err }, 'originate not accepted')
       if ((err as { reply?: unknown }).reply !== undefined) this.#c.calls.originateRefused(key)
     }
   }
@@ -250,7 +250,8 @@ export class PredictiveEngine {
     if (agent && !call.pinned) {
       call.agent = null
       void withTransaction(this.#c.db, (trx) => releaseAgent(trx, agent.id, this.#c.dialerId, null)).catch(
-        () => {},
+        (err) =>
+          this.#c.logger.warn({ err, agent: agent.extension }, 'agent not released after a failed leg'),
       )
     }
     if (!this.#waiting.includes(call)) this.#waiting.unshift(call)
@@ -262,7 +263,7 @@ export class PredictiveEngine {
     this.#bridging = this.#bridging
       .then(() => this.#bridgeOnce())
       .catch((err: Error) => {
-        this.#c.logger.warn({ err: err.message }, 'bridging failed')
+        this.#c.logger.warn({ err }, 'bridging failed')
       })
     return this.#bridging
   }
@@ -270,7 +271,8 @@ export class PredictiveEngine {
   async #bridgeOnce(): Promise<void> {
     const now = this.#c.now()
     for (const call of [...this.#waiting]) {
-      if (!this.#c.calls.has(call.key)) {
+      // A customer who hung up (or whose call ended) is not sent anywhere: no agent is taken for them.
+      if (!this.#c.calls.has(call.key) || !this.#c.calls.customerChannel(call)) {
         this.#drop(call)
         continue
       }
@@ -294,11 +296,17 @@ export class PredictiveEngine {
         agent = taken
         call.agent = agent
       }
-      const customer = call.legs.get(call.key)
+      // Checked again: the customer may have hung up while the agent was being taken.
+      const customer = this.#c.calls.customerChannel(call)
+      if (!customer) {
+        this.#drop(call)
+        if (!call.pinned) await this.#releaseTaken(call, agent)
+        continue
+      }
       try {
         await this.#c.ami.action({
           action: 'Redirect',
-          channel: customer?.name,
+          channel: customer.name,
           context: this.#c.config.agentContext,
           exten: agent.extension,
           priority: 1,
@@ -306,13 +314,15 @@ export class PredictiveEngine {
         call.redirected = true
         this.#drop(call)
       } catch (err) {
-        this.#c.logger.warn({ lead: call.leadId, err: (err as Error).message }, 'redirect to agent failed')
-        if (!call.pinned) {
-          call.agent = null
-          await withTransaction(this.#c.db, (trx) => releaseAgent(trx, agent.id, this.#c.dialerId, null))
-        }
+        this.#c.logger.warn({ lead: call.leadId, err }, 'redirect to agent failed')
+        if (!call.pinned) await this.#releaseTaken(call, agent)
       }
     }
+  }
+
+  async #releaseTaken(call: TrackedCall, agent: Agent): Promise<void> {
+    call.agent = null
+    await withTransaction(this.#c.db, (trx) => releaseAgent(trx, agent.id, this.#c.dialerId, null))
   }
 
   #sample(answered: boolean): void {
@@ -332,8 +342,11 @@ export class PredictiveEngine {
       if (call.answeredAt && call.answeredAt.getTime() <= limit) {
         this.#drop(call)
         call.holdExpired = true
-        const customer = call.legs.get(call.key)
-        if (customer) await this.#c.ami.action({ action: 'Hangup', channel: customer.name }).catch(() => {})
+        const customer = this.#c.calls.customerChannel(call)
+        if (!customer) continue
+        await this.#c.ami
+          .action({ action: 'Hangup', channel: customer.name })
+          .catch((err) => this.#c.logger.debug({ err, lead: call.leadId }, 'hold-timeout hangup failed'))
       }
     }
   }

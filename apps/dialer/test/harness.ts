@@ -10,8 +10,8 @@ import { Dialer, type DialerTiming } from '../src/dialer.js'
 
 export const SECRET = 'dialer-test-secret'
 
-export interface Harness {
-  sim: PbxSim
+/** The dialer, the API and a fresh database, pointed at some AMI server (pbx-sim or a real Asterisk). */
+export interface Rig {
   api: FastifyInstance
   config: Config
   database: TestDatabase
@@ -21,7 +21,8 @@ export interface Harness {
   /** Moves the fixed clock and keeps every agent's panel fresh at the new time. */
   setClock(iso: string): Promise<void>
   push(lead: Record<string, unknown> | Record<string, unknown>[]): Promise<void>
-  addAgent(extension: string, fields?: Record<string, unknown>): Promise<number>
+  /** An agent row (ready, panel fresh); the desk itself is the PBX's business. */
+  insertAgent(extension: string, fields?: Record<string, unknown>): Promise<number>
   lead(oliId: string): Promise<Record<string, unknown> | undefined>
   attempts(oliId: string): Promise<Record<string, unknown>[]>
   until(what: string, check: () => Promise<boolean> | boolean, timeoutMs?: number): Promise<void>
@@ -29,30 +30,27 @@ export interface Harness {
   stopDialer(): Promise<void>
 }
 
-export interface HarnessOptions {
+export interface RigOptions {
   env?: Record<string, string>
   /** Fixed clock for working-hours tests (ISO); default the real clock. */
   now?: string
-  timeScale?: number
-  defaultOutcome?: CustomerScript
   timing?: Partial<DialerTiming>
   startDialer?: boolean
 }
 
-/** The real dialer against pbx-sim over TCP, leads pushed through the real API, on a fresh database. */
-export async function harness(
+export interface AmiTarget {
+  port: number
+  username: string
+  secret: string
+}
+
+/** The real dialer and API on a fresh database, talking AMI to `target` over TCP. */
+export async function rig(
   t: Test,
   database: TestDatabase,
-  options: HarnessOptions = {},
-): Promise<Harness> {
-  const sim = await startPbxSim({
-    port: 0,
-    users: { dialer: 'dialer-pass' },
-    timeScale: options.timeScale ?? 50,
-    defaultOutcome: options.defaultOutcome ?? { kind: 'answer', ringSeconds: 2, talkSeconds: 5 },
-    agentAnswerSeconds: 1,
-  })
-  t.teardown(() => sim.close())
+  target: AmiTarget,
+  options: RigOptions = {},
+): Promise<Rig> {
   const config = parseConfig(
     {
       DATABASE_URL: database.url,
@@ -62,9 +60,9 @@ export async function harness(
       WORK_END: '23:59',
       WRAP_SECONDS: '0',
       AMI_HOST: '127.0.0.1',
-      AMI_PORT: String(sim.port),
-      AMI_USERNAME: 'dialer',
-      AMI_SECRET: 'dialer-pass',
+      AMI_PORT: String(target.port),
+      AMI_USERNAME: target.username,
+      AMI_SECRET: target.secret,
       RING_TIMEOUT_SECONDS: '30',
       ...options.env,
     },
@@ -94,9 +92,9 @@ export async function harness(
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' })
   const ami = new AmiClient({
     host: '127.0.0.1',
-    port: sim.port,
-    username: 'dialer',
-    secret: 'dialer-pass',
+    port: target.port,
+    username: target.username,
+    secret: target.secret,
     events: true,
     reconnectBaseMs: 20,
     reconnectMaxMs: 200,
@@ -119,8 +117,7 @@ export async function harness(
     },
   })
   let running = false
-  const h: Harness = {
-    sim,
+  const r: Rig = {
     api,
     config,
     database,
@@ -144,9 +141,8 @@ export async function harness(
       })
       if (res.statusCode !== 201) throw new Error(`push failed: ${res.statusCode} ${res.body}`)
     },
-    async addAgent(extension, fields = {}) {
-      sim.addAgent(extension)
-      const r = await database.handle.db
+    async insertAgent(extension, fields = {}) {
+      const row = await database.handle.db
         .insertInto('dialer_employee')
         .values({
           name: `Agent ${extension}`,
@@ -158,7 +154,7 @@ export async function harness(
           ...fields,
         })
         .executeTakeFirstOrThrow()
-      return Number(r.insertId)
+      return Number(row.insertId)
     },
     async lead(oliId) {
       return database.handle.db
@@ -179,7 +175,7 @@ export async function harness(
       const end = Date.now() + timeoutMs
       while (Date.now() < end) {
         if (await check()) return
-        await new Promise((r) => setTimeout(r, 25))
+        await new Promise((resolve) => setTimeout(resolve, 25))
       }
       throw new Error(`timed out waiting for: ${what}`)
     },
@@ -195,9 +191,44 @@ export async function harness(
       await ami.close()
     },
   }
-  t.teardown(() => h.stopDialer())
-  if (options.startDialer !== false) await h.startDialer()
-  return h
+  t.teardown(() => r.stopDialer())
+  if (options.startDialer !== false) await r.startDialer()
+  return r
+}
+
+export interface Harness extends Rig {
+  sim: PbxSim
+  /** An agent row plus its desk on pbx-sim. */
+  addAgent(extension: string, fields?: Record<string, unknown>): Promise<number>
+}
+
+export interface HarnessOptions extends RigOptions {
+  timeScale?: number
+  defaultOutcome?: CustomerScript
+}
+
+/** The real dialer against pbx-sim over TCP, leads pushed through the real API, on a fresh database. */
+export async function harness(
+  t: Test,
+  database: TestDatabase,
+  options: HarnessOptions = {},
+): Promise<Harness> {
+  const sim = await startPbxSim({
+    port: 0,
+    users: { dialer: 'dialer-pass' },
+    timeScale: options.timeScale ?? 50,
+    defaultOutcome: options.defaultOutcome ?? { kind: 'answer', ringSeconds: 2, talkSeconds: 5 },
+    agentAnswerSeconds: 1,
+  })
+  t.teardown(() => sim.close())
+  const r = await rig(t, database, { port: sim.port, username: 'dialer', secret: 'dialer-pass' }, options)
+  return Object.assign(r, {
+    sim,
+    async addAgent(extension: string, fields: Record<string, unknown> = {}) {
+      sim.addAgent(extension)
+      return r.insertAgent(extension, fields)
+    },
+  })
 }
 
 /** A valid lead for the push API. */

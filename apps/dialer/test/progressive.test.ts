@@ -94,7 +94,7 @@ forEachDialect(t, async (t, database) => {
   })
 
   t.test(
-    'congestion and no answer: Not Connected; a cancelled dial (DIALSTATUS CANCEL): Rejected',
+    'congestion, no answer and the agent hanging up while the customer rings (CANCEL): Not Connected',
     async (t) => {
       h.sim.setOutcome('5550000006', { kind: 'congestion' })
       h.sim.setOutcome('5550000007', { kind: 'noanswer', ringSeconds: 2 })
@@ -112,7 +112,8 @@ forEachDialect(t, async (t, database) => {
       const agentLeg = h.sim.channels().find((c) => c.name.startsWith('PJSIP/1001-'))
       t.ok(agentLeg && h.sim.hangupChannel(agentLeg.name))
       await h.until('settled', async () => (await h.lead('C-3'))?.call_count === 1)
-      t.match(await h.lead('C-3'), { dial_status: 'Rejected', last_dial_result: 'CANCEL' })
+      // The customer neither answered nor refused: tried again, not Rejected for good.
+      t.match(await h.lead('C-3'), { dial_status: 'Not Connected', last_dial_result: 'CANCEL' })
     },
   )
 })

@@ -124,6 +124,15 @@ export const EnvConfigSchema = Type.Object({
     pattern: '\\{extension\\}',
     default: 'PJSIP/{extension}',
   }),
+  // No default here: derived from AGENT_CHANNEL_TEMPLATE (deskStateSource in desk-state-source.ts).
+  agentDeviceTemplate: Type.Optional(
+    text(
+      'a device name containing {extension} (PJSIP/{extension}, Custom:desk{extension}) or hint:{extension}@context',
+      {
+        pattern: '^(hint:[^@\\s]*\\{extension\\}[^@\\s]*@[^@\\s]+|[^\\s:/]+[:/]\\S*\\{extension\\}\\S*)$',
+      },
+    ),
+  ),
   customerContext: text('a dialplan context name without white space', {
     pattern: ASTERISK_NAME,
     default: 'dialer-outbound',

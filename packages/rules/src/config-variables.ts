@@ -83,6 +83,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('AMI_PING_SECONDS', ['amiPingSeconds'], asInteger),
   variable('AMI_ACTION_TIMEOUT_MS', ['amiActionTimeoutMs'], asInteger),
   variable('AGENT_CHANNEL_TEMPLATE', ['agentChannelTemplate'], asText),
+  variable('AGENT_DEVICE_TEMPLATE', ['agentDeviceTemplate'], asText),
   variable('CUSTOMER_CONTEXT', ['customerContext'], asText),
   variable('CUSTOMER_CHANNEL_TEMPLATE', ['customerChannelTemplate'], asText),
   variable('HOLD_CONTEXT', ['holdContext'], asText),

@@ -23,6 +23,12 @@ export {
 } from './config.js'
 export { fromDbTime, toDbTime } from './db-time.js'
 export {
+  type DeskStateSource,
+  deskKey,
+  deskStateSource,
+  hintStatusToDeviceState,
+} from './desk-state-source.js'
+export {
   DIAL_STATUSES,
   type DialStateReset,
   type DialStatus,

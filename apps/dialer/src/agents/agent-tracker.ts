@@ -19,25 +19,16 @@ export interface Agent {
  */
 export class AgentTracker {
   #roster: RosterRow[] = []
-  readonly #deviceState = new Map<string, string>()
 
-  constructor(private readonly deviceOf: (extension: string) => string) {}
+  /** `deskState`: the desk's state as Asterisk last reported it (DeskStates.state). */
+  constructor(private readonly deskState: (extension: string) => string | undefined) {}
 
   setRoster(rows: RosterRow[]): void {
     this.#roster = rows
   }
 
-  /** AMI `Device` / `State` from DeviceStateChange (or a DeviceStateList item). */
-  setDeviceState(device: string, state: string): void {
-    this.#deviceState.set(device.toLowerCase(), state.toUpperCase())
-  }
-
-  clearDeviceStates(): void {
-    this.#deviceState.clear()
-  }
-
   deviceState(extension: string): string | undefined {
-    return this.#deviceState.get(this.deviceOf(extension).toLowerCase())
+    return this.deskState(extension)
   }
 
   available(now: Date, busyHere: ReadonlySet<number>): Agent[] {

@@ -1,11 +1,12 @@
 import { type AmiMessage, header } from '@hold-dialer/ami'
 import type { Agent } from '../agents/agent-tracker.js'
-import { CAUSE_TEXT, type CallOutcome, customerOutcome } from './outcomes.js'
+import { callResult } from './call-result.js'
+import type { CallOutcome } from './outcomes.js'
 
 export interface CallStart {
   /**
-   * ChannelId given to Originate: the first leg's Uniqueid (the agent's desk in progressive mode, the
-   * customer in predictive mode) and the Linkedid of every leg.
+   * ChannelId given to Originate: the originated channel's Uniqueid (the agent's desk in progressive
+   * mode, the customer in predictive mode) and the Linkedid of every channel of the call.
    */
   key: string
   mode?: 'progressive' | 'predictive'
@@ -23,8 +24,13 @@ export interface CallStart {
   originateDeadline: Date
 }
 
-interface Leg {
+/** Which party a channel carries. `undefined`: not known (yet). */
+export type Side = 'agent' | 'customer'
+
+export interface Leg {
+  uniqueid: string
   name: string
+  side: Side | undefined
   up: boolean
   hungUp: boolean
   hangupOrder?: number
@@ -34,11 +40,13 @@ interface Leg {
 
 export interface TrackedCall extends CallStart {
   legs: Map<string, Leg>
+  /** Uniqueid of the customer's channel as dialed (attempt record). */
   customerUniqueid?: string
   originateResponse?: { success: boolean; reason: number | undefined }
+  /** DIALSTATUS of the dial that reached (or failed to reach) the customer. */
   dialStatus?: string
   answeredAt?: Date
-  /** Predictive: when an agent's leg joined the customer. */
+  /** Predictive: when an agent's leg answered the customer's call. */
   bridgedAt?: Date
   /** Predictive: when a failed OriginateResponse arrived. */
   failedAt?: Date
@@ -63,6 +71,13 @@ export interface CallResult {
   customerUniqueid: string | null
 }
 
+/** A channel listed by CoreShowChannels (adoption after a restart). */
+export interface LiveChannel {
+  uniqueid: string
+  name: string
+  up: boolean
+}
+
 /** How long a failed predictive originate waits for a channel event before it is settled without one. */
 const FAILED_GRACE_MS = 500
 
@@ -70,11 +85,32 @@ const num = (v: string | undefined) =>
   v === undefined || v === '' || Number.isNaN(Number(v)) ? undefined : Number(v)
 
 /**
- * Follows each placed call through its AMI events and says when it is over and how it ended. Calls are
- * keyed by the ChannelId this dialer gave the Originate: Asterisk uses it as the first leg's Uniqueid and
- * every leg created from it carries it as Linkedid, so events are matched without guessing. The
- * OriginateResponse is matched by ActionID. Events may arrive in any order (AMI-NOTES); a call is over
- * when its OriginateResponse has arrived and every leg seen has hung up, or when the originate failed.
+ * `Local/1001@agents-00000000;2` -> `Local/1001@agents-00000000`: the two halves of a Local channel
+ * carry one party between them (Asterisk's core_local.c names them `;1` and `;2`).
+ */
+export function channelBase(name: string): string {
+  return name.replace(/;[12]$/, '')
+}
+
+/**
+ * Follows each placed call through its AMI events and says when it is over and how it ended. The model
+ * follows what Asterisk 22 sends (captures in packages/asterisk-testbed and ../shared/asterisk/samples):
+ *
+ * - Calls are keyed by the ChannelId this dialer gave the Originate: Asterisk uses it as the originated
+ *   channel's Uniqueid and every channel created from it carries it as Linkedid. The OriginateResponse
+ *   is matched by ActionID.
+ * - Each channel belongs to a side. The originated channel (and its Local `;2` half) is the agent's
+ *   desk in progressive mode and the customer in predictive mode. A channel dialed *from* one side
+ *   (a DialBegin whose caller is on that side) is the other side, with its Local half.
+ * - The Originate's own dial shows as a DialBegin/DialEnd pair with no caller whose destination is the
+ *   originated channel. In progressive mode that is the agent's desk ringing, not the customer: its
+ *   result arrives as the OriginateResponse (Reason 3 no answer, 5 busy, 8 congestion, 0/1 failure),
+ *   which restores the lead without counting an attempt. In predictive mode it is the customer's dial.
+ * - A hangup cause is read from the customer's side; of a Local pair the far half (`;2`) carries the
+ *   real cause while the near half often says 0.
+ *
+ * Events may arrive in any order (AMI-NOTES); a call is over when its OriginateResponse has arrived and
+ * every channel seen has hung up, or when the originate failed.
  */
 export class CallTracker {
   readonly #calls = new Map<string, TrackedCall>()
@@ -93,10 +129,29 @@ export class CallTracker {
 
   add(start: CallStart, adopted = false): TrackedCall {
     const call: TrackedCall = { ...start, legs: new Map(), hangups: 0, adopted }
-    // Predictive: the originated leg is the customer.
     if (start.mode === 'predictive') call.customerUniqueid = start.key
     this.#calls.set(start.key, call)
     this.#byAction.set(start.actionId, start.key)
+    return call
+  }
+
+  /**
+   * Follows a call of a previous run from CoreShowChannels: the originated channel and its Local half
+   * are on the originated side, every other channel of the call on the other.
+   */
+  adopt(start: CallStart, channels: LiveChannel[]): TrackedCall {
+    const call = this.add(start, true)
+    const originated = channels.find((c) => c.uniqueid === start.key)
+    const base = originated ? channelBase(originated.name) : undefined
+    const own = this.#originatedSide(call)
+    for (const c of channels) {
+      const side = c.uniqueid === start.key || channelBase(c.name) === base ? own : other(own)
+      call.legs.set(c.uniqueid, { uniqueid: c.uniqueid, name: c.name, side, up: c.up, hungUp: false })
+      if (side === 'customer') {
+        call.customerUniqueid ??= c.uniqueid
+        if (c.up) call.answeredAt ??= this.now()
+      }
+    }
     return call
   }
 
@@ -112,80 +167,46 @@ export class CallTracker {
     return this.#calls.has(key)
   }
 
+  /** Agents held by calls this tracker follows. */
+  busyAgentIds(): Set<number> {
+    const out = new Set<number>()
+    for (const c of this.#calls.values()) if (c.agent) out.add(c.agent.id)
+    return out
+  }
+
   handle(event: AmiMessage): void {
     const name = header(event, 'event')?.toLowerCase()
     if (name === 'originateresponse') {
-      const key = this.#byAction.get(header(event, 'actionid') ?? '')
-      const call = key ? this.#calls.get(key) : undefined
-      if (!call) return
-      call.originateResponse = {
-        success: header(event, 'response')?.toLowerCase() === 'success',
-        reason: num(header(event, 'reason')),
-      }
-      if (call.originateResponse.success) {
-        // Predictive: success means the customer answered, whether or not Newstate Up came first; the
-        // event names the customer's channel, which the Redirect to an agent needs.
-        if (call.mode === 'predictive') {
-          this.#leg(call, call.key, header(event, 'channel'))
-          this.#up(call, call.key)
-        }
-        this.#maybeFinished(call)
-      } else if (call.mode === 'predictive') {
-        // The customer's Hangup (with the cause that tells a reject from congestion) may still be on
-        // its way (AMI-NOTES: no order is guaranteed): finish when it lands, or shortly after.
-        call.failedAt = this.now()
-        this.#maybeFinished(call)
-      } else {
-        this.#finish(call)
-      }
+      this.#originateResponse(event)
       return
     }
     const linked = header(event, 'linkedid') ?? header(event, 'destlinkedid')
     const call = linked ? this.#calls.get(linked) : undefined
     if (!call) return
-    const uniqueid = header(event, 'uniqueid') ?? ''
+    const uniqueid = header(event, 'uniqueid')
     switch (name) {
       case 'newchannel':
-        this.#leg(call, uniqueid, header(event, 'channel'))
-        if (uniqueid !== call.key && call.mode !== 'predictive') call.customerUniqueid ??= uniqueid
-        if (header(event, 'channelstatedesc') === 'Up') this.#up(call, uniqueid)
-        break
       case 'newstate':
-        this.#leg(call, uniqueid, header(event, 'channel'))
-        if (header(event, 'channelstatedesc') === 'Up') this.#up(call, uniqueid)
+        if (uniqueid) {
+          this.#leg(call, uniqueid, header(event, 'channel'))
+          if (header(event, 'channelstatedesc') === 'Up') this.#up(call, uniqueid)
+        }
         break
       case 'dialbegin':
-        if (call.mode !== 'predictive')
-          call.customerUniqueid = header(event, 'destuniqueid') ?? call.customerUniqueid
+        this.#dialBegin(call, event)
         break
-      case 'dialend': {
-        const status = header(event, 'dialstatus')
-        if (call.mode === 'predictive') {
-          // The customer's channel dialing an agent: a failure sends the customer back to hold.
-          if (status && status !== 'ANSWER') this.hooks.onAgentLegFailed?.(call, status)
-          break
-        }
-        call.customerUniqueid = header(event, 'destuniqueid') ?? call.customerUniqueid
-        call.dialStatus = status
+      case 'dialend':
+        this.#dialEnd(call, event)
         break
-      }
       case 'bridgeenter':
-        this.#leg(call, uniqueid, header(event, 'channel'))
-        this.#up(call, uniqueid)
-        if (call.mode === 'predictive' && uniqueid !== call.key) call.bridgedAt ??= this.now()
-        break
-      case 'hangup': {
-        const leg = this.#leg(call, uniqueid, header(event, 'channel'))
-        if (!leg.hungUp) {
-          leg.hungUp = true
-          call.hangups += 1
-          leg.hangupOrder = call.hangups
-          leg.cause = num(header(event, 'cause'))
-          leg.causeTxt = header(event, 'cause-txt')
+        if (uniqueid) {
+          this.#leg(call, uniqueid, header(event, 'channel'))
+          this.#up(call, uniqueid)
         }
-        this.#maybeFinished(call)
         break
-      }
+      case 'hangup':
+        if (uniqueid) this.#hangup(call, uniqueid, event)
+        break
     }
   }
 
@@ -218,7 +239,7 @@ export class CallTracker {
   }
 
   /**
-   * After an AMI reconnect: calls none of whose legs is still alive ended while events were lost;
+   * After an AMI reconnect: calls none of whose channels is still alive ended while events were lost;
    * settle them from what is known.
    */
   reconcile(liveLinkedIds: ReadonlySet<string>): void {
@@ -229,19 +250,127 @@ export class CallTracker {
     }
   }
 
+  /** The customer's channel a Redirect must move (predictive): the originated one, while it is up. */
+  customerChannel(call: TrackedCall): Leg | undefined {
+    const leg = call.legs.get(call.key)
+    return leg && !leg.hungUp ? leg : undefined
+  }
+
+  #originateResponse(event: AmiMessage): void {
+    const key = this.#byAction.get(header(event, 'actionid') ?? '')
+    const call = key ? this.#calls.get(key) : undefined
+    if (!call) return
+    call.originateResponse = {
+      success: header(event, 'response')?.toLowerCase() === 'success',
+      reason: num(header(event, 'reason')),
+    }
+    if (call.originateResponse.success) {
+      // Predictive: success means the customer answered, whether or not Newstate Up came first; the
+      // event names the customer's channel, which the Redirect to an agent needs.
+      if (call.mode === 'predictive') {
+        this.#leg(call, call.key, header(event, 'channel'))
+        this.#up(call, call.key)
+      }
+      this.#maybeFinished(call)
+    } else if (call.mode === 'predictive') {
+      // The customer's Hangup (with the cause that tells a reject from congestion) may still be on
+      // its way (AMI-NOTES: no order is guaranteed): finish when it lands, or shortly after.
+      call.failedAt = this.now()
+      this.#maybeFinished(call)
+    } else {
+      // Progressive: the agent's desk did not answer, was busy or could not be reached. The customer
+      // was never dialed (the customer is dialed only from the answered desk's channel).
+      this.#finish(call)
+    }
+  }
+
+  #originatedSide(call: TrackedCall): Side {
+    return call.mode === 'predictive' ? 'customer' : 'agent'
+  }
+
   #leg(call: TrackedCall, uniqueid: string, name: string | undefined): Leg {
     let leg = call.legs.get(uniqueid)
     if (!leg) {
-      leg = { name: name ?? uniqueid, up: false, hungUp: false }
+      leg = { uniqueid, name: name ?? uniqueid, side: undefined, up: false, hungUp: false }
       call.legs.set(uniqueid, leg)
+    } else if (name && leg.name === uniqueid) {
+      leg.name = name
     }
+    if (leg.side === undefined) leg.side = this.#sideOf(call, leg)
     return leg
+  }
+
+  /** The originated channel, or the Local half of a channel whose side is known. */
+  #sideOf(call: TrackedCall, leg: Leg): Side | undefined {
+    if (leg.uniqueid === call.key) return this.#originatedSide(call)
+    const base = channelBase(leg.name)
+    for (const other of call.legs.values()) {
+      if (other !== leg && other.side !== undefined && channelBase(other.name) === base) return other.side
+    }
+    return undefined
+  }
+
+  /** Marks a channel and its Local half as one side. */
+  #assign(call: TrackedCall, leg: Leg, side: Side): void {
+    const base = channelBase(leg.name)
+    for (const l of call.legs.values()) if (channelBase(l.name) === base) l.side ??= side
+    leg.side ??= side
+    if (side === 'customer' && leg.up) this.#up(call, leg.uniqueid)
+  }
+
+  #dialBegin(call: TrackedCall, event: AmiMessage): void {
+    const callerId = header(event, 'uniqueid')
+    const destId = header(event, 'destuniqueid')
+    if (!destId) return
+    const dest = this.#leg(call, destId, header(event, 'destchannel'))
+    // No caller: the Originate's own dial of the originated channel.
+    if (!callerId) return
+    const caller = this.#leg(call, callerId, header(event, 'channel'))
+    if (caller.side === undefined) return
+    this.#assign(call, dest, other(caller.side))
+    if (dest.side === 'customer') call.customerUniqueid ??= dest.uniqueid
+  }
+
+  #dialEnd(call: TrackedCall, event: AmiMessage): void {
+    const status = header(event, 'dialstatus')
+    const callerId = header(event, 'uniqueid')
+    const destId = header(event, 'destuniqueid')
+    const dest = destId ? this.#leg(call, destId, header(event, 'destchannel')) : undefined
+    if (!status || !dest) return
+    if (!callerId) {
+      // The Originate's own dial: in predictive mode the customer's dial status (busy, no answer...);
+      // in progressive mode the agent's desk, whose result the OriginateResponse carries.
+      if (call.mode === 'predictive' && dest.side === 'customer') call.dialStatus = status
+      return
+    }
+    const caller = this.#leg(call, callerId, header(event, 'channel'))
+    if (caller.side === 'agent' && dest.side === 'customer') {
+      call.dialStatus = status
+      if (status === 'ANSWER') this.#up(call, dest.uniqueid)
+    } else if (caller.side === 'customer' && dest.side === 'agent') {
+      // Predictive: the customer's channel dialing an agent's desk.
+      if (status === 'ANSWER') call.bridgedAt ??= this.now()
+      else this.hooks.onAgentLegFailed?.(call, status)
+    }
+  }
+
+  #hangup(call: TrackedCall, uniqueid: string, event: AmiMessage): void {
+    const leg = this.#leg(call, uniqueid, header(event, 'channel'))
+    if (!leg.hungUp) {
+      leg.hungUp = true
+      call.hangups += 1
+      leg.hangupOrder = call.hangups
+      leg.cause = num(header(event, 'cause'))
+      leg.causeTxt = header(event, 'cause-txt')
+    }
+    this.#maybeFinished(call)
   }
 
   #up(call: TrackedCall, uniqueid: string): void {
     const leg = call.legs.get(uniqueid)
-    if (leg) leg.up = true
-    if (uniqueid === call.customerUniqueid && !call.answeredAt) {
+    if (!leg) return
+    leg.up = true
+    if (leg.side === 'customer' && !call.answeredAt) {
       call.answeredAt = this.now()
       if (call.mode === 'predictive') this.hooks.onAnswered?.(call)
     }
@@ -257,57 +386,10 @@ export class CallTracker {
   #finish(call: TrackedCall, forced?: { outcome: CallOutcome; why: string }, note?: string): void {
     if (!this.#calls.delete(call.key)) return
     this.#byAction.delete(call.actionId)
-    this.onFinished(call, this.result(call, forced, note))
+    this.onFinished(call, callResult(call, this.now(), forced, note))
   }
+}
 
-  result(call: TrackedCall, forced?: { outcome: CallOutcome; why: string }, note?: string): CallResult {
-    const customer = call.customerUniqueid ? call.legs.get(call.customerUniqueid) : undefined
-    const answered = Boolean(call.answeredAt || customer?.up)
-    let decided: { outcome: CallOutcome; why: string }
-    if (forced) decided = forced
-    else if (call.mode === 'predictive') {
-      decided = answered
-        ? call.bridgedAt
-          ? { outcome: 'Received', why: 'answered and connected to an agent' }
-          : {
-              outcome: 'Abandoned',
-              why: 'answered, no agent connected before the customer left or the hold timeout',
-            }
-        : customerOutcome({
-            answered: false,
-            originateReason: call.originateResponse?.reason,
-            hangupCause: customer?.cause,
-          })
-    } else if (!customer && !call.dialStatus) {
-      // The agent's desk leg failed or was hung up before the customer was dialed: nothing was placed.
-      decided = {
-        outcome: 'Failed',
-        why: call.originateResponse?.success === false ? 'agent leg not answered' : 'customer never dialed',
-      }
-    } else {
-      decided = customerOutcome({ answered, dialStatus: call.dialStatus, hangupCause: customer?.cause })
-    }
-    const agentLeg = call.legs.get(call.key)
-    let hangupBy: CallResult['hangupBy'] = null
-    if (answered && customer?.hangupOrder !== undefined) {
-      hangupBy =
-        agentLeg?.hangupOrder !== undefined && agentLeg.hangupOrder < customer.hangupOrder
-          ? 'agent'
-          : 'customer'
-    } else if (customer?.cause === 17 || customer?.cause === 21) hangupBy = 'customer'
-    else if (customer || call.dialStatus) hangupBy = 'system'
-    const cause = customer?.cause
-    return {
-      outcome: decided.outcome,
-      why: note ? `${decided.why} (${note})` : decided.why,
-      answeredAt: call.answeredAt ?? null,
-      endedAt: this.now(),
-      dialStatus: call.dialStatus ?? null,
-      originateReason: call.originateResponse?.reason ?? null,
-      hangupCause: cause ?? null,
-      hangupCauseTxt: cause === undefined ? null : (customer?.causeTxt ?? CAUSE_TEXT[cause] ?? null),
-      hangupBy,
-      customerUniqueid: call.customerUniqueid ?? null,
-    }
-  }
+function other(side: Side): Side {
+  return side === 'agent' ? 'customer' : 'agent'
 }

@@ -13,11 +13,6 @@ export function agentChannel(template: string, extension: string): string {
   return template.replaceAll('{extension}', extension)
 }
 
-/** The device name AMI reports for a channel template (`PJSIP/{extension}` -> `PJSIP/1001`, `@...` dropped). */
-export function agentDevice(template: string, extension: string): string {
-  return agentChannel(template, extension).split('@')[0] ?? ''
-}
-
 /**
  * Progressive mode's Originate: the agent's desk rings first; when the agent answers, the dialplan
  * context CUSTOMER_CONTEXT dials the customer's number (the `Exten`), e.g.
@@ -44,6 +39,12 @@ export function progressiveOriginate(
     channelid: key,
     // The agent's phone shows who is about to be called.
     callerid: `"${lead.client_name.replace(/["<>\r\n]/g, '')}" <${lead.phone_number}>`,
-    variable: { HD_LEAD_ID: String(lead.id), HD_OLI_ID: lead.oli_id, HD_DIALER: s.dialerId },
+    // HD_RING_SECONDS: how long CUSTOMER_CONTEXT's Dial rings the customer (deploy/asterisk).
+    variable: {
+      HD_LEAD_ID: String(lead.id),
+      HD_OLI_ID: lead.oli_id,
+      HD_DIALER: s.dialerId,
+      HD_RING_SECONDS: String(s.ringTimeoutSeconds),
+    },
   }
 }

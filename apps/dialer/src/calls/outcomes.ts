@@ -51,9 +51,12 @@ export const OUTCOME_TABLE: readonly Row[] = [
     why: 'cause 21 call rejected',
   },
   {
+    // CANCEL is the calling side hanging up while the customer rang (in progressive mode the agent):
+    // the customer neither answered nor refused, so the lead is tried again. A customer who declines
+    // sends cause 21 (SIP 603 Decline), the Rejected row above.
     when: (r) => r.dialStatus === 'CANCEL',
-    outcome: 'Rejected',
-    why: 'DIALSTATUS CANCEL: the call was cancelled',
+    outcome: 'Not Connected',
+    why: 'DIALSTATUS CANCEL: hung up on our side while the customer rang',
   },
   {
     when: (r) => r.dialStatus === 'DONTCALL' || r.dialStatus === 'TORTURE',
@@ -93,6 +96,18 @@ export function customerOutcome(r: CustomerLegResult): { outcome: CallOutcome; w
     : { outcome: 'Not Connected', why: 'no final result received' }
 }
 
+/**
+ * OriginateResponse Reasons of a progressive Originate that failed at the agent's desk (the control
+ * frame that ended it, main/pbx.c): the customer was never dialed, so the lead is restored.
+ */
+export const AGENT_FAILURE: Readonly<Record<number, string>> = {
+  0: 'could not be reached (Reason 0)',
+  1: 'hung up before answering (Reason 1)',
+  3: 'rang, not answered (Reason 3)',
+  5: 'busy (Reason 5)',
+  8: 'congestion (Reason 8)',
+}
+
 /** Human text of the common Q.850 causes, for `hangup_cause` when the event carried none. */
 export const CAUSE_TEXT: Readonly<Record<number, string>> = {
   0: 'Unknown',
@@ -105,6 +120,7 @@ export const CAUSE_TEXT: Readonly<Record<number, string>> = {
   27: 'Destination out of order',
   34: 'Circuit/channel congestion',
   38: 'Network out of order',
+  20: 'Subscriber absent',
   41: 'Temporary failure',
   42: 'Switching equipment congestion',
 }
