@@ -1,6 +1,7 @@
 import { Asterisk } from '@hold-dialer/asterisk-testbed'
 import type { TestDatabase } from '@hold-dialer/db/testing'
 import { toDbTime } from '@hold-dialer/rules'
+import pino, { type Logger } from 'pino'
 import type { Test } from 'tap'
 import { type Rig, type RigOptions, rig } from '../test/harness.js'
 
@@ -85,4 +86,14 @@ export async function settled(r: Rig, oliId: string, timeoutMs = 30_000): Promis
     timeoutMs,
   )
   return row ?? {}
+}
+
+/** A logger that keeps every line it writes (level debug), for tests that check what was logged. */
+export function memoryLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = []
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  )
+  return { logger, lines }
 }

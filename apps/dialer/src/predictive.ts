@@ -303,6 +303,11 @@ export class PredictiveEngine {
         if (!call.pinned) await this.#releaseTaken(call, agent)
         continue
       }
+      // Out of the queue before the Redirect is sent: a desk that is busy answers within
+      // milliseconds, and its DialEnd (onAgentLegFailed, which queues the customer again) can arrive
+      // before the Redirect's own reply.
+      this.#drop(call)
+      call.redirected = true
       try {
         await this.#c.ami.action({
           action: 'Redirect',
@@ -311,10 +316,10 @@ export class PredictiveEngine {
           exten: agent.extension,
           priority: 1,
         })
-        call.redirected = true
-        this.#drop(call)
       } catch (err) {
         this.#c.logger.warn({ lead: call.leadId, err }, 'redirect to agent failed')
+        call.redirected = false
+        if (this.#c.calls.has(call.key) && !this.#waiting.includes(call)) this.#waiting.unshift(call)
         if (!call.pinned) await this.#releaseTaken(call, agent)
       }
     }

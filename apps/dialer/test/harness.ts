@@ -4,7 +4,7 @@ import type { TestDatabase } from '@hold-dialer/db/testing'
 import { type CustomerScript, type PbxSim, startPbxSim } from '@hold-dialer/pbx-sim'
 import { type Config, parseConfig, toDbTime } from '@hold-dialer/rules'
 import type { FastifyInstance } from 'fastify'
-import pino from 'pino'
+import pino, { type Logger } from 'pino'
 import type { Test } from 'tap'
 import { Dialer, type DialerTiming } from '../src/dialer.js'
 
@@ -36,6 +36,8 @@ export interface RigOptions {
   now?: string
   timing?: Partial<DialerTiming>
   startDialer?: boolean
+  /** The dialer's logger (default: silent, or TEST_LOG_LEVEL). */
+  logger?: Logger
 }
 
 export interface AmiTarget {
@@ -89,7 +91,7 @@ export async function rig(
     startedAt: new Date(),
   })
   t.teardown(() => api.close())
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' })
+  const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' })
   const ami = new AmiClient({
     host: '127.0.0.1',
     port: target.port,

@@ -78,6 +78,9 @@ export interface LiveChannel {
   up: boolean
 }
 
+/** The DIALSTATUS a failed Originate's Reason stands for (main/pbx.c), when no DialEnd said it. */
+const REASON_DIAL_STATUS: Readonly<Record<number, string>> = { 3: 'NOANSWER', 5: 'BUSY', 8: 'CONGESTION' }
+
 /** How long a failed predictive originate waits for a channel event before it is settled without one. */
 const FAILED_GRACE_MS = 500
 
@@ -276,6 +279,8 @@ export class CallTracker {
       // The customer's Hangup (with the cause that tells a reject from congestion) may still be on
       // its way (AMI-NOTES: no order is guaranteed): finish when it lands, or shortly after.
       call.failedAt = this.now()
+      // A ring timeout ends the Originate with no DialEnd at all: the Reason says what happened.
+      call.dialStatus ??= REASON_DIAL_STATUS[call.originateResponse.reason ?? -1]
       this.#maybeFinished(call)
     } else {
       // Progressive: the agent's desk did not answer, was busy or could not be reached. The customer

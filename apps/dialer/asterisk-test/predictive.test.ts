@@ -1,0 +1,92 @@
+import { forEachDialect } from '@hold-dialer/db/testing'
+import t from 'tap'
+import { lead } from '../test/harness.js'
+import { agent, asteriskRig, memoryLogger, settled, startAsterisk } from './testbed.js'
+
+// Predictive mode, pool callbacks (Mode A), on a real Asterisk 22: customers dialed first into the
+// shipped HOLD_CONTEXT, answered ones redirected to AGENT_CONTEXT and the agent's desk.
+const PREDICTIVE = { DIAL_MODE: 'predictive' }
+const asterisk = await startAsterisk(t)
+
+forEachDialect(t, async (t, database) => {
+  t.test('answered and connected to the idle agent: Received, that agent on the attempt', async (t) => {
+    const r = await asteriskRig(t, database, asterisk, { env: PREDICTIVE })
+    const agentId = await agent(r, '1001')
+    await r.push(lead('D-ANS', '5550008001'))
+    const row = await settled(r, 'D-ANS')
+    t.match(row, { dial_status: 'Received', call_count: 1, hangup_by: 'customer' })
+    const [attempt] = await r.attempts('D-ANS')
+    t.match(attempt, {
+      outcome: 'Received',
+      agent_id: agentId,
+      agent_extension: '1001',
+      dial_mode: 'predictive',
+    })
+  })
+
+  const notConnected = [
+    { name: 'busy', number: '5550002011', status: 'BUSY', reason: 5 },
+    { name: 'congestion', number: '5550003011', status: 'CONGESTION', reason: 8 },
+    { name: 'no answer', number: '5550004011', status: 'NOANSWER', reason: 3 },
+  ]
+  for (const c of notConnected) {
+    t.test(`customer ${c.name}: Not Connected, no agent taken, no Redirect`, async (t) => {
+      const { logger, lines } = memoryLogger()
+      const r = await asteriskRig(t, database, asterisk, { env: PREDICTIVE, logger })
+      await agent(r, '1001')
+      const oli = `D-NC-${c.number}`
+      await r.push(lead(oli, c.number))
+      const row = await settled(r, oli)
+      t.match(row, { dial_status: 'Not Connected', call_count: 1, last_dial_result: c.status })
+      t.ok(row.next_retry_at, 'a retry is scheduled')
+      t.match((await r.attempts(oli))[0], { originate_reason: c.reason, agent_id: null })
+      t.notOk(
+        lines.some((l) => l.msg === 'redirect to agent failed'),
+        'no Redirect of a customer who never answered',
+      )
+    })
+  }
+
+  t.test('customer rejects (cause 21): Rejected', async (t) => {
+    const r = await asteriskRig(t, database, asterisk, { env: PREDICTIVE })
+    await agent(r, '1001')
+    await r.push(lead('D-REJ', '5550005011'))
+    t.match(await settled(r, 'D-REJ'), {
+      dial_status: 'Rejected',
+      call_count: 1,
+      hangup_cause: '21 Call Rejected',
+    })
+  })
+
+  t.test(
+    'the customer hangs up while the agent does not answer: Abandoned, retried after 5 minutes',
+    async (t) => {
+      const r = await asteriskRig(t, database, asterisk, {
+        env: { ...PREDICTIVE, HOLD_TIMEOUT_SECONDS: '30' },
+      })
+      await agent(r, '2001')
+      await r.push(lead('D-AB', '5550001011'))
+      const row = await settled(r, 'D-AB')
+      t.match(row, { dial_status: 'Abandoned', call_count: 1 })
+      const wait = new Date(`${row.next_retry_at}Z`).getTime() - new Date(`${row.last_attempt_at}Z`).getTime()
+      t.ok(wait >= 300_000 && wait < 330_000, `retried ABANDON_RETRY_SECONDS after the attempt (${wait} ms)`)
+      t.match((await r.attempts('D-AB'))[0], { outcome: 'Abandoned', agent_id: null })
+    },
+  )
+
+  t.test(
+    'the agent is busy after the answer: back on hold, hung up at the hold timeout, Abandoned',
+    async (t) => {
+      const { logger, lines } = memoryLogger()
+      const r = await asteriskRig(t, database, asterisk, { env: PREDICTIVE, logger })
+      await agent(r, '3001')
+      await r.push(lead('D-HOLD', '5550009011'))
+      const row = await settled(r, 'D-HOLD', 60_000)
+      t.match(row, { dial_status: 'Abandoned', call_count: 1 })
+      t.notOk(
+        lines.some((l) => l.msg === 'redirect to agent failed'),
+        'every Redirect named a live customer channel',
+      )
+    },
+  )
+})
