@@ -384,7 +384,7 @@ export class Dialer {
   }
 
   #extensions(): string[] {
-    return this.#agents.all().map((a) => a.extension)
+    return this.#agents.activeExtensions()
   }
 
   async #heartbeat(state?: string): Promise<void> {

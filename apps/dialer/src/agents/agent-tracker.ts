@@ -51,6 +51,11 @@ export class AgentTracker {
     )
   }
 
+  /** Extensions of the active agents: the desks whose state the dialer needs. */
+  activeExtensions(): string[] {
+    return this.#roster.flatMap((r) => (r.extension && r.is_active === 1 ? [r.extension] : []))
+  }
+
   /** Agents who would be available but for a wrap-up that ends within `withinMs`. */
   soonFree(now: Date, busyHere: ReadonlySet<number>, withinMs: number): number {
     return this.wrapRemaining(now, busyHere).filter((ms) => ms <= withinMs).length
