@@ -75,11 +75,44 @@ if (dialects.includes('mysql')) {
   }
 }
 
+// --- The real Asterisk 22 (issue: the dialer proven on the PBX it meets in production). Its tests live
+// in each package's `asterisk-test/` and run only when an Asterisk is there: ASTERISK_BIN, or the
+// bundle (ASTERISK_BUNDLE_DIR, default ../shared/asterisk beside the repository) unpacked into
+// .asterisk/. Without one a banner says so; with REQUIRE_ASTERISK=1 (as CI sets) it is a failure.
+const asterisk = prepareAsterisk()
+
+function prepareAsterisk() {
+  if (process.env.ASTERISK_BIN) {
+    return existsSync(process.env.ASTERISK_BIN)
+      ? { ok: true, where: process.env.ASTERISK_BIN }
+      : { ok: false, why: `ASTERISK_BIN=${process.env.ASTERISK_BIN} does not exist` }
+  }
+  const bundle = process.env.ASTERISK_BUNDLE_DIR || join(root, '../shared/asterisk')
+  const unpack = join(bundle, 'unpack')
+  if (!existsSync(unpack))
+    return { ok: false, why: `no Asterisk bundle at ${bundle} (set ASTERISK_BUNDLE_DIR or ASTERISK_BIN)` }
+  const r = spawnSync(unpack, [join(root, '.asterisk')], { encoding: 'utf8' })
+  if (r.status !== 0) return { ok: false, why: `${unpack} failed: ${r.stderr || r.error?.message}` }
+  return { ok: true, where: r.stdout.trim() }
+}
+if (!asterisk.ok) {
+  if (process.env.REQUIRE_ASTERISK === '1') {
+    out(`\nFATAL: the real-Asterisk tests cannot run (${asterisk.why}) and REQUIRE_ASTERISK=1.`)
+    process.exit(1)
+  }
+  const bar = '#'.repeat(78)
+  out(`\n${bar}\n#  REAL-ASTERISK TESTS NOT RUN: ${asterisk.why}.`)
+  out(`#  Only the pbx-sim half of the PBX tests runs.\n${bar}`)
+} else {
+  out(`\n=== real Asterisk: ${asterisk.where}`)
+}
+
 const logDir = mkdtempSync(join(tmpdir(), 'hd-testlog-'))
 const log = join(logDir, 'dialects.jsonl')
 const env = { ...process.env, TEST_DIALECTS: dialects, HOLD_DIALER_TEST_LOG: log }
 const filter = process.argv.slice(2).filter((a) => !a.startsWith('--'))
 let files = { pass: 0, fail: 0 }
+let realAsterisk = { pass: 0, fail: 0 }
 for (const pkg of PACKAGES) {
   if (filter.length && !filter.some((f) => pkg.includes(f))) continue
   const testDir = join(root, pkg, 'test')
@@ -95,6 +128,27 @@ for (const pkg of PACKAGES) {
   const m = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(r.stdout ?? '')
   if (m) files = { pass: files.pass + Number(m[2]), fail: files.fail + Number(m[1]) - Number(m[2]) }
   if (r.status !== 0) failures.push(`tests (${pkg})`)
+  const realDir = join(root, pkg, 'asterisk-test')
+  if (asterisk.ok && existsSync(realDir) && hasTests(realDir)) {
+    out(`\n=== real-Asterisk tests (${pkg})`)
+    const files = readdirSync(realDir)
+      .filter((n) => n.endsWith('.test.ts'))
+      .map((n) => `asterisk-test/${n}`)
+    const ra = spawnSync(bin('tap'), files, {
+      cwd: join(root, pkg),
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    process.stdout.write(ra.stdout)
+    const ma = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(ra.stdout ?? '')
+    if (ma)
+      realAsterisk = {
+        pass: realAsterisk.pass + Number(ma[2]),
+        fail: realAsterisk.fail + Number(ma[1]) - Number(ma[2]),
+      }
+    if (ra.status !== 0) failures.push(`real-Asterisk tests (${pkg})`)
+  }
 }
 
 function hasTests(dir) {
@@ -116,6 +170,11 @@ for (const d of ['sqlite', 'mysql']) {
   const c = counts[d]
   out(`database tests on ${d}: ${c.pass} passed, ${c.fail} failed${dialects.includes(d) ? '' : ' (NOT RUN)'}`)
 }
+out(
+  asterisk.ok
+    ? `real-Asterisk test files: ${realAsterisk.pass} passed, ${realAsterisk.fail} failed`
+    : `real-Asterisk tests: NOT RUN (${asterisk.why})`,
+)
 if (failures.length) out(`failed steps: ${failures.join(', ')}`)
 out(`tap assertions: ${files.pass} passed, ${files.fail} failed`)
 process.exit(failures.length ? 1 : 0)
