@@ -28,7 +28,7 @@ export function deskStateSource(agentChannelTemplate: string, agentDeviceTemplat
 
 function defaultDeviceTemplate(channelTemplate: string): string {
   if (channelTemplate.toLowerCase().startsWith('local/')) return channelTemplate
-  return channelTemplate.split('@')[0] ?? channelTemplate
+  return channelTemplate.replace(/@.*$/, '')
 }
 
 /** The name to look for in Asterisk's reports: a device name, or `exten@context` of a hint. */

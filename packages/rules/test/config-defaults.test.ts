@@ -34,6 +34,7 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['AMI_PING_SECONDS', 10],
   ['AMI_ACTION_TIMEOUT_MS', 5000],
   ['AGENT_CHANNEL_TEMPLATE', 'PJSIP/{extension}'],
+  ['AGENT_DEVICE_TEMPLATE', undefined],
   ['CUSTOMER_CONTEXT', 'dialer-outbound'],
   ['CUSTOMER_CHANNEL_TEMPLATE', 'PJSIP/{number}@trunk'],
   ['HOLD_CONTEXT', 'dialer-hold'],

@@ -43,6 +43,11 @@ const REFUSED: Array<[string, string, string]> = [
   ['AMI_PING_SECONDS', 'ten', 'an integer 1-2147483 (seconds)'],
   ['AMI_ACTION_TIMEOUT_MS', '2147483648', 'an integer 1-2147483647 (milliseconds)'],
   ['AGENT_CHANNEL_TEMPLATE', 'PJSIP/1001', 'a channel template containing {extension}'],
+  [
+    'AGENT_DEVICE_TEMPLATE',
+    'hint:1001',
+    'a device name containing {extension} (PJSIP/{extension}, Custom:desk{extension}) or hint:{extension}@context',
+  ],
   ['CUSTOMER_CONTEXT', 'dialer outbound', 'a dialplan context name without white space'],
   ['CUSTOMER_CHANNEL_TEMPLATE', 'PJSIP/{phone}@trunk', 'a channel template containing {number}'],
   ['HOLD_CONTEXT', 'dialer hold', 'a dialplan context name without white space'],

@@ -40,6 +40,8 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['AMI_PING_SECONDS', '30', 30],
   ['AMI_ACTION_TIMEOUT_MS', '250', 250],
   ['AGENT_CHANNEL_TEMPLATE', 'SIP/{extension}', 'SIP/{extension}'],
+  ['AGENT_DEVICE_TEMPLATE', 'Custom:desk{extension}', 'Custom:desk{extension}'],
+  ['AGENT_DEVICE_TEMPLATE', 'hint:{extension}@desks', 'hint:{extension}@desks'],
   ['CUSTOMER_CONTEXT', 'from-dialer', 'from-dialer'],
   ['CUSTOMER_CHANNEL_TEMPLATE', 'PJSIP/0{number}@carrier', 'PJSIP/0{number}@carrier'],
   ['HOLD_CONTEXT', 'hold-queue', 'hold-queue'],
