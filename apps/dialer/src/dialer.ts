@@ -47,6 +47,9 @@ const DEFAULT_TIMING: DialerTiming = {
   settleRetryMs: 2000,
 }
 
+/** Delay before a failed AMI sync (device states, live channels, own reservations) is tried again. */
+const SYNC_RETRY_MS = 1000
+
 /** A lead whose originate failed is not claimed again by this dialer for this long. */
 const FAILED_ORIGINATE_COOLDOWN_MS = 60_000
 
@@ -453,7 +456,16 @@ export class Dialer {
         this.#d.logger.info({ released }, 'released reservations of a previous run with no live channel')
       this.#synced = true
     } catch (err) {
-      this.#d.logger.warn({ err }, 'AMI sync failed; claiming waits for the next login')
+      // A PBX still starting can accept the login and fail the lists; the connection then stays up,
+      // so waiting for the next login would leave calls unsettled and agents unclaimed: try again.
+      this.#d.logger.warn({ err }, 'AMI sync failed; trying again in a second')
+      if (!this.#stopping) {
+        this.#timers.push(
+          setTimeout(() => {
+            if (this.#d.ami.state === 'connected' && !this.#synced) void this.#sync()
+          }, SYNC_RETRY_MS),
+        )
+      }
     }
   }
 

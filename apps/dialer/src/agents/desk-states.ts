@@ -59,7 +59,12 @@ export class DeskStates {
       const key = this.keyOf(extension)
       if (this.#state.has(key) || this.#asked.has(key)) continue
       this.#asked.add(key)
-      const state = await this.#ask(ami, extension)
+      // A PBX that refuses the question (an old Asterisk, a restricted AMI user) leaves the desk
+      // UNKNOWN rather than stopping the login's sync: it becomes idle with its first state event.
+      const state = await this.#ask(ami, extension).catch((err: Error) => {
+        this.logger.warn({ err, extension }, "Asterisk did not answer for this desk's state")
+        return 'UNKNOWN'
+      })
       // An event that arrived meanwhile is newer than the answer.
       if (!this.#state.has(key)) this.#state.set(key, state)
       if (state !== 'NOT_INUSE' && state !== 'INUSE' && !this.#warned.has(key)) {
