@@ -1,23 +1,19 @@
-import { randomBytes } from 'node:crypto'
-import { type AmiClient, type AmiMessage, header } from '@hold-dialer/ami'
+import type { AmiClient, AmiMessage } from '@hold-dialer/ami'
 import type { Db } from '@hold-dialer/db'
 import { type Config, deskStateSource, isWithinWorkingHours, toDbTime } from '@hold-dialer/rules'
 import type { Logger } from 'pino'
 import { AgentTracker } from './agents/agent-tracker.js'
 import { DeskStates } from './agents/desk-states.js'
 import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tracker.js'
-import { agentChannel, progressiveOriginate } from './calls/originate.js'
+import { progressiveOriginate } from './calls/originate.js'
+import { originateCall } from './calls/originate-call.js'
+import { reconcileAfterLogin } from './calls/reconcile.js'
 import { PredictiveEngine } from './predictive.js'
-import { type SettleContext, settleCall } from './settle.js'
+import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
 import { type ClaimedLead, claimLead } from './sql/claim.js'
 import { refreshReservations, writeHeartbeat } from './sql/heartbeat.js'
-import {
-  expiredReservations,
-  ownReservations,
-  releaseReservation,
-  releaseStaleAgents,
-} from './sql/release-stale.js'
+import { expiredReservations, releaseReservation, releaseStaleAgents } from './sql/release-stale.js'
 
 export interface DialerDeps {
   config: Config
@@ -53,11 +49,6 @@ const SYNC_RETRY_MS = 1000
 /** A lead whose originate failed is not claimed again by this dialer for this long. */
 const FAILED_ORIGINATE_COOLDOWN_MS = 60_000
 
-interface PendingSettle {
-  call: TrackedCall
-  result: CallResult
-}
-
 export interface DialerStats {
   claims: number
   settled: number
@@ -80,8 +71,7 @@ export class Dialer {
   readonly #agents: AgentTracker
   readonly #desks: DeskStates
   readonly #calls: CallTracker
-  readonly #settle: SettleContext
-  readonly #pending: PendingSettle[] = []
+  readonly #settles: SettleQueue
   readonly #cooldown = new Map<number, number>()
   readonly #timers: NodeJS.Timeout[] = []
   #dialable: number[] = []
@@ -90,7 +80,6 @@ export class Dialer {
   #stopping = false
   #claiming: Promise<void> | undefined
   #startedAt: Date
-  #settling = new Set<Promise<unknown>>()
   /** The last AMI failure logged, so a failing login is logged once, and again only when it changes. */
   #amiFailure: string | null = null
 
@@ -127,17 +116,25 @@ export class Dialer {
         },
       })
     }
-    this.#settle = {
-      db: deps.db.db,
-      dialerId: deps.dialerId,
-      mode: deps.config.callbackMode,
-      dialMode: deps.config.dialMode,
-      policy: deps.config.retryPolicy,
-      abandonRetrySeconds: deps.config.abandonRetrySeconds,
-      wrapSeconds: deps.config.wrapSeconds,
-      rnrMailTo: deps.config.smtp.to,
-      now: this.#now,
-    }
+    this.#settles = new SettleQueue(
+      {
+        db: deps.db.db,
+        dialerId: deps.dialerId,
+        mode: deps.config.callbackMode,
+        dialMode: deps.config.dialMode,
+        policy: deps.config.retryPolicy,
+        abandonRetrySeconds: deps.config.abandonRetrySeconds,
+        wrapSeconds: deps.config.wrapSeconds,
+        rnrMailTo: deps.config.smtp.to,
+        now: this.#now,
+      },
+      deps.logger,
+      (outcome) => {
+        if (outcome === 'restored') this.stats.restored += 1
+        else if (outcome === 'settled') this.stats.settled += 1
+        else if (outcome === 'error') this.stats.settleErrors += 1
+      },
+    )
   }
 
   /** Predictive mode's governor state (dial level, window, budget); undefined in progressive mode. */
@@ -160,7 +157,7 @@ export class Dialer {
     this.#every(this.#d.config.heartbeatSeconds * 1000, () => this.#heartbeat())
     this.#every(this.#timing.staleMs, () => this.#releaseExpired())
     this.#every(this.#timing.expireMs, async () => this.#expireCalls())
-    this.#every(this.#timing.settleRetryMs, () => this.#retryPendingSettles())
+    this.#every(this.#timing.settleRetryMs, () => this.#settles.retry())
     this.#scheduleClaim(0)
   }
 
@@ -187,11 +184,10 @@ export class Dialer {
     for (const t of this.#timers) clearTimeout(t)
     await this.#claiming
     const deadline = Date.now() + graceMs
-    while ((this.#calls.size > 0 || this.#settling.size > 0) && Date.now() < deadline) {
+    while ((this.#calls.size > 0 || this.#settles.busy) && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50))
     }
-    await Promise.allSettled([...this.#settling])
-    await this.#retryPendingSettles()
+    await this.#settles.retry()
     await this.#heartbeat('stopped').catch((err) =>
       this.#d.logger.warn({ err }, 'last heartbeat not written'),
     )
@@ -285,43 +281,34 @@ export class Dialer {
     lead: ClaimedLead,
     now: Date,
   ): Promise<void> {
-    const key = `hd-${lead.id}-${randomBytes(4).toString('hex')}`
-    const actionId = this.#d.ami.nextActionId()
     const cfg = this.#d.config
-    this.#calls.add({
-      key,
-      actionId,
-      leadId: lead.id,
-      oliId: lead.oli_id,
-      phone: lead.phone_number,
-      agent,
-      startedAt: now,
-      deadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + cfg.callTimeoutSeconds) * 1000),
-      originateDeadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + 30) * 1000),
-    })
-    const action = progressiveOriginate(
+    const accepted = await originateCall(
+      { ami: this.#d.ami, calls: this.#calls, logger: this.#d.logger },
       {
-        agentChannelTemplate: cfg.agentChannelTemplate,
-        customerContext: cfg.customerContext,
-        ringTimeoutSeconds: cfg.ringTimeoutSeconds,
-        dialerId: this.#d.dialerId,
+        leadId: lead.id,
+        oliId: lead.oli_id,
+        phone: lead.phone_number,
+        agent,
+        startedAt: now,
+        deadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + cfg.callTimeoutSeconds) * 1000),
+        originateDeadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + 30) * 1000),
       },
-      agent,
-      lead,
-      key,
-      actionId,
+      ({ key, actionId }) =>
+        progressiveOriginate(
+          {
+            agentChannelTemplate: cfg.agentChannelTemplate,
+            customerContext: cfg.customerContext,
+            ringTimeoutSeconds: cfg.ringTimeoutSeconds,
+            dialerId: this.#d.dialerId,
+          },
+          agent,
+          lead,
+          key,
+          actionId,
+        ),
+      { agent: agent.extension },
     )
-    this.#d.logger.info({ lead: lead.id, oli_id: lead.oli_id, agent: agent.extension, key }, 'calling')
-    try {
-      await this.#d.ami.action(action)
-    } catch (err) {
-      const refused = (err as { reply?: unknown }).reply !== undefined
-      this.stats.originateFailures += 1
-      this.#d.logger.warn({ lead: lead.id, err, refused }, 'originate not accepted')
-      // A refusal is final. A timeout may still have placed the call: wait for its events until the
-      // originate deadline before treating it as never placed.
-      if (refused) this.#calls.originateRefused(key)
-    }
+    if (!accepted) this.stats.originateFailures += 1
   }
 
   #onEvent(event: AmiMessage): void {
@@ -348,33 +335,7 @@ export class Dialer {
       },
       'call finished',
     )
-    this.#writeSettle({ call, result })
-  }
-
-  #writeSettle(p: PendingSettle): void {
-    const job = settleCall(this.#settle, p.call, p.result)
-      .then((outcome) => {
-        if (outcome === 'restored') this.stats.restored += 1
-        else if (outcome === 'settled') this.stats.settled += 1
-        else
-          this.#d.logger.warn(
-            { lead: p.call.leadId },
-            'settle skipped: the reservation is no longer this dialer’s',
-          )
-      })
-      .catch((err: Error) => {
-        this.stats.settleErrors += 1
-        this.#d.logger.error({ lead: p.call.leadId, err }, 'settle failed; kept to write again')
-        this.#pending.push(p)
-      })
-      .finally(() => this.#settling.delete(job))
-    this.#settling.add(job)
-  }
-
-  async #retryPendingSettles(): Promise<void> {
-    const batch = this.#pending.splice(0)
-    for (const p of batch) this.#writeSettle(p)
-    await Promise.allSettled([...this.#settling])
+    this.#settles.write(call, result)
   }
 
   async #refreshRoster(): Promise<void> {
@@ -411,49 +372,30 @@ export class Dialer {
       active_calls: active.length,
       details: JSON.stringify({
         ...this.stats,
-        pendingSettles: this.#pending.length,
+        pendingSettles: this.#settles.pendingCount,
         ...(this.#predictive ? { governor: this.#predictive.snapshot() } : {}),
       }),
     })
   }
 
   /**
-   * At each AMI login: learn the desks' device states, settle calls that ended while events were lost,
-   * and release this dialer's reservations that have no live channel (a restart after a crash).
+   * At each AMI login: learn the desks' states, then settle, follow or release this dialer's calls and
+   * reservations (calls/reconcile.ts).
    */
   async #sync(): Promise<void> {
     try {
       await this.#desks.sync(this.#d.ami, this.#extensions())
-      const channels = await this.#d.ami.listAction({ action: 'CoreShowChannels' })
-      const live = new Set(
-        channels.flatMap((c) =>
-          [header(c, 'linkedid'), header(c, 'uniqueid')].filter((x): x is string => !!x),
-        ),
-      )
-      this.#calls.reconcile(live)
-      // Calls just finished by reconcile (or before) are being written: let them land first, so
-      // their leads are not mistaken for reservations without a call.
-      await Promise.allSettled([...this.#settling])
-      const pendingLeads = new Set(this.#pending.map((p) => p.call.leadId))
-      const mine = await ownReservations(this.#d.db.db, this.#d.dialerId)
-      const tracked = new Set(this.#calls.active().map((c) => c.leadId))
-      let released = 0
-      for (const row of mine) {
-        if (tracked.has(row.id) || pendingLeads.has(row.id)) continue
-        const prefix = `hd-${row.id}-`
-        const legs = channels.filter((c) => header(c, 'linkedid')?.startsWith(prefix))
-        if (legs.length > 0) {
-          this.#adopt(row.id, row.oli_id, legs)
-          continue
-        }
-        if (await releaseReservation(this.#d.db.db, row.id, this.#d.dialerId)) released += 1
-      }
-      await releaseStaleAgents(this.#d.db.db, {
-        heldBy: this.#d.dialerId,
-        except: [...this.#calls.busyAgentIds()],
+      await reconcileAfterLogin({
+        config: this.#d.config,
+        db: this.#d.db.db,
+        ami: this.#d.ami,
+        dialerId: this.#d.dialerId,
+        agents: this.#agents,
+        calls: this.#calls,
+        settles: this.#settles,
+        logger: this.#d.logger,
+        now: this.#now,
       })
-      if (released > 0)
-        this.#d.logger.info({ released }, 'released reservations of a previous run with no live channel')
       this.#synced = true
     } catch (err) {
       // A PBX still starting can accept the login and fail the lists; the connection then stays up,
@@ -467,50 +409,6 @@ export class Dialer {
         )
       }
     }
-  }
-
-  /**
-   * A call this dialer placed before a restart is still up: follow it again (its legs from
-   * CoreShowChannels, its end from their Hangup events) and settle it when it ends, so a customer who
-   * is talking is not released and dialed again.
-   */
-  #adopt(leadId: number, oliId: string, legs: AmiMessage[]): void {
-    const key = header(legs[0]!, 'linkedid')!
-    const channels = legs.map((l) => ({
-      uniqueid: header(l, 'uniqueid') ?? '',
-      name: header(l, 'channel') ?? '',
-      up: header(l, 'channelstate') === '6' || header(l, 'channelstatedesc') === 'Up',
-    }))
-    // Progressive: the originated channel is the agent's desk (`PJSIP/1001-0000002a`,
-    // `Local/1001@agents-00000003;1`). Predictive: the agent is found when the call settles.
-    const template = this.#d.config.agentChannelTemplate
-    const desk = channels.find((c) => c.uniqueid === key)?.name.toLowerCase()
-    const agent =
-      this.#d.config.dialMode === 'progressive'
-        ? this.#agents
-            .all()
-            .find((a) => desk?.startsWith(`${agentChannel(template, a.extension).toLowerCase()}-`))
-        : undefined
-    const now = this.#now()
-    this.#calls.adopt(
-      {
-        key,
-        mode: this.#d.config.dialMode,
-        actionId: `adopted-${key}`,
-        leadId,
-        oliId,
-        phone: '',
-        agent: agent ?? null,
-        startedAt: now,
-        deadline: new Date(now.getTime() + this.#d.config.callTimeoutSeconds * 1000),
-        originateDeadline: new Date(now.getTime() + this.#d.config.callTimeoutSeconds * 1000),
-      },
-      channels,
-    )
-    this.#d.logger.warn(
-      { lead: leadId, legs: legs.length },
-      'a call of a previous run is still live: following it to its end',
-    )
   }
 
   async #expireCalls(): Promise<void> {

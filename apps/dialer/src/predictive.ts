@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import type { AmiClient } from '@hold-dialer/ami'
 import { type Database, type Db, withTransaction } from '@hold-dialer/db'
 import { type Config, isWithinWorkingHours, type PacingDecision, pacing } from '@hold-dialer/rules'
@@ -6,6 +5,7 @@ import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Agent, AgentTracker } from './agents/agent-tracker.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
+import { originateCall } from './calls/originate-call.js'
 import { countAnswered, windowTotals } from './sql/abandon-stats.js'
 import { type ClaimedLead, claimLead } from './sql/claim.js'
 import { releaseAgent, takeAgent } from './sql/take-agent.js'
@@ -190,29 +190,22 @@ export class PredictiveEngine {
 
   async #originate(lead: ClaimedLead, pinnedAgent: Agent | null, now: Date): Promise<void> {
     const cfg = this.#c.config
-    const key = `hd-${lead.id}-${randomBytes(4).toString('hex')}`
-    const actionId = this.#c.ami.nextActionId()
-    this.#c.calls.add({
-      key,
-      mode: 'predictive',
-      actionId,
-      leadId: lead.id,
-      oliId: lead.oli_id,
-      phone: lead.phone_number,
-      agent: pinnedAgent,
-      pinned: pinnedAgent !== null,
-      startedAt: now,
-      deadline: new Date(
-        now.getTime() + (cfg.ringTimeoutSeconds + cfg.holdTimeoutSeconds + cfg.callTimeoutSeconds) * 1000,
-      ),
-      originateDeadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + 30) * 1000),
-    })
-    this.#c.logger.info(
-      { lead: lead.id, oli_id: lead.oli_id, key, pinned: pinnedAgent?.extension },
-      'calling (predictive)',
-    )
-    try {
-      await this.#c.ami.action({
+    await originateCall(
+      { ami: this.#c.ami, calls: this.#c.calls, logger: this.#c.logger },
+      {
+        mode: 'predictive',
+        leadId: lead.id,
+        oliId: lead.oli_id,
+        phone: lead.phone_number,
+        agent: pinnedAgent,
+        pinned: pinnedAgent !== null,
+        startedAt: now,
+        deadline: new Date(
+          now.getTime() + (cfg.ringTimeoutSeconds + cfg.holdTimeoutSeconds + cfg.callTimeoutSeconds) * 1000,
+        ),
+        originateDeadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + 30) * 1000),
+      },
+      ({ key, actionId }) => ({
         action: 'Originate',
         actionid: actionId,
         channel: cfg.customerChannelTemplate.replaceAll('{number}', lead.phone_number),
@@ -223,11 +216,9 @@ export class PredictiveEngine {
         timeout: cfg.ringTimeoutSeconds * 1000,
         channelid: key,
         variable: { HD_LEAD_ID: String(lead.id), HD_OLI_ID: lead.oli_id, HD_DIALER: this.#c.dialerId },
-      })
-    } catch (err) {
-      this.#c.logger.warn({ lead: lead.id, err }, 'originate not accepted')
-      if ((err as { reply?: unknown }).reply !== undefined) this.#c.calls.originateRefused(key)
-    }
+      }),
+      { mode: 'predictive', pinned: pinnedAgent?.extension },
+    )
   }
 
   /**

@@ -1,7 +1,7 @@
 import { type Database, runStatement, type Statement } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
 import type { Transaction } from 'kysely'
-import type { SettlePlan } from '../calls/settle-plan.js'
+import type { SettlePlan } from '../settle-plan.js'
 
 export interface SettleWrite {
   plan: SettlePlan

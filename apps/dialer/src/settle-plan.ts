@@ -1,5 +1,5 @@
 import { type DialStatus, nextAttempt, type RetryPolicy, retryDelayForAbandon } from '@hold-dialer/rules'
-import type { CallOutcome } from './outcomes.js'
+import type { CallOutcome } from './calls/outcomes.js'
 
 export interface SettleInput {
   outcome: Exclude<CallOutcome, 'Failed'>

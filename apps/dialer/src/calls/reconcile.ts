@@ -1,0 +1,96 @@
+import { type AmiClient, type AmiMessage, header } from '@hold-dialer/ami'
+import type { Database } from '@hold-dialer/db'
+import type { Config } from '@hold-dialer/rules'
+import type { Kysely } from 'kysely'
+import type { Logger } from 'pino'
+import type { AgentTracker } from '../agents/agent-tracker.js'
+import type { SettleQueue } from '../settle-queue.js'
+import { ownReservations, releaseReservation, releaseStaleAgents } from '../sql/release-stale.js'
+import type { CallTracker, LiveChannel } from './call-tracker.js'
+import { agentChannel } from './originate.js'
+import { callKeyPrefix } from './originate-call.js'
+
+export interface ReconcileDeps {
+  config: Config
+  db: Kysely<Database>
+  ami: AmiClient
+  dialerId: string
+  agents: AgentTracker
+  calls: CallTracker
+  settles: SettleQueue
+  logger: Logger
+  now: () => Date
+}
+
+/**
+ * After each AMI login (DECISIONS section 8): settle the calls that ended while events were lost,
+ * follow again this dialer's calls of a previous run that are still live, and release its
+ * reservations that have no live channel (a restart after a crash). Nothing is counted for a
+ * released lead: its previous status comes back.
+ */
+export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
+  const channels = await d.ami.listAction({ action: 'CoreShowChannels' })
+  const live = new Set(
+    channels.flatMap((c) => [header(c, 'linkedid'), header(c, 'uniqueid')].filter((x): x is string => !!x)),
+  )
+  d.calls.reconcile(live)
+  // Calls just finished by reconcile (or before) are being written: let them land first, so their
+  // leads are not mistaken for reservations without a call.
+  await d.settles.settled()
+  const pending = d.settles.leadIds()
+  const tracked = new Set(d.calls.active().map((c) => c.leadId))
+  let released = 0
+  for (const row of await ownReservations(d.db, d.dialerId)) {
+    if (tracked.has(row.id) || pending.has(row.id)) continue
+    const prefix = callKeyPrefix(row.id)
+    const legs = channels.filter((c) => header(c, 'linkedid')?.startsWith(prefix))
+    if (legs.length > 0) adopt(d, row.id, row.oli_id, legs)
+    else if (await releaseReservation(d.db, row.id, d.dialerId)) released += 1
+  }
+  await releaseStaleAgents(d.db, { heldBy: d.dialerId, except: [...d.calls.busyAgentIds()] })
+  if (released > 0)
+    d.logger.info({ released }, 'released reservations of a previous run with no live channel')
+}
+
+/**
+ * A call this dialer placed before a restart is still up: follow it again (its channels from
+ * CoreShowChannels, its end from their Hangup events) and settle it when it ends, so a customer who
+ * is talking is not released and dialed again.
+ */
+function adopt(d: ReconcileDeps, leadId: number, oliId: string, legs: AmiMessage[]): void {
+  const key = header(legs[0]!, 'linkedid')!
+  const channels: LiveChannel[] = legs.map((l) => ({
+    uniqueid: header(l, 'uniqueid') ?? '',
+    name: header(l, 'channel') ?? '',
+    up: header(l, 'channelstate') === '6' || header(l, 'channelstatedesc') === 'Up',
+  }))
+  // Progressive: the originated channel is the agent's desk (`PJSIP/1001-0000002a`,
+  // `Local/1001@agents-00000003;1`). Predictive: the agent is found when the call settles.
+  const template = d.config.agentChannelTemplate
+  const desk = channels.find((c) => c.uniqueid === key)?.name.toLowerCase()
+  const agent =
+    d.config.dialMode === 'progressive'
+      ? d.agents.all().find((a) => desk?.startsWith(`${agentChannel(template, a.extension).toLowerCase()}-`))
+      : undefined
+  const now = d.now()
+  const deadline = new Date(now.getTime() + d.config.callTimeoutSeconds * 1000)
+  d.calls.adopt(
+    {
+      key,
+      mode: d.config.dialMode,
+      actionId: `adopted-${key}`,
+      leadId,
+      oliId,
+      phone: '',
+      agent: agent ?? null,
+      startedAt: now,
+      deadline,
+      originateDeadline: deadline,
+    },
+    channels,
+  )
+  d.logger.warn(
+    { lead: leadId, legs: legs.length },
+    'a call of a previous run is still live: following it to its end',
+  )
+}
