@@ -80,6 +80,7 @@ export class Dialer {
   #stopping = false
   #claiming: Promise<void> | undefined
   #startedAt: Date
+  readonly #roundWaiters: Array<{ left: number; resolve: () => void }> = []
   /** The last AMI failure logged, so a failing login is logged once, and again only when it changes. */
   #amiFailure: string | null = null
 
@@ -215,9 +216,31 @@ export class Dialer {
             this.#d.logger.warn({ err }, 'claim round failed')
             return 0
           })
-          .then((claimed) => this.#scheduleClaim(claimed > 0 ? 0 : this.#timing.claimIdleMs))
+          .then((claimed) => {
+            if (this.#synced) this.#roundDone()
+            this.#scheduleClaim(claimed > 0 ? 0 : this.#timing.claimIdleMs)
+          })
       }, ms),
     )
+  }
+
+  /**
+   * Resolves once `count` claim rounds have run from start to end after the call (a round under way
+   * counts as the first; the default 2 guarantees a whole round saw what was true at the call). What a
+   * round can claim and bridge it has then done: tests wait on this instead of a clock before checking
+   * that something was not dialed.
+   */
+  claimRounds(count = 2): Promise<void> {
+    return new Promise((resolve) => this.#roundWaiters.push({ left: count, resolve }))
+  }
+
+  #roundDone(): void {
+    for (const w of [...this.#roundWaiters]) {
+      w.left -= 1
+      if (w.left > 0) continue
+      this.#roundWaiters.splice(this.#roundWaiters.indexOf(w), 1)
+      w.resolve()
+    }
   }
 
   /** One pass over the available agents; returns how many calls it started. */

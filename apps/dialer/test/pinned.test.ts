@@ -18,7 +18,7 @@ forEachDialect(t, async (t, database) => {
       'the unpinned lead is dialed by the other agent',
       async () => (await h.lead('FREE-1'))?.dial_status === 'Received',
     )
-    await new Promise((r) => setTimeout(r, 300))
+    await h.dialer.claimRounds()
     t.match(
       await h.lead('PIN-1'),
       { dial_status: 'Pending', isReserved: 0, agent_id: a },
@@ -86,7 +86,7 @@ forEachDialect(t, async (t, database) => {
       t.equal(mails.length, 1, 'one RNR mail for the first Not Connected only')
       t.match(mails[0], { agent_id: a, to_address: '3004@example.test', sent_at: null })
       t.match(mails[0]?.subject, /RNR-1/)
-      await new Promise((r) => setTimeout(r, 300))
+      await h.dialer.claimRounds()
       t.equal((await h.attempts('RNR-1')).length, 3, 'never dialed again')
     },
   )

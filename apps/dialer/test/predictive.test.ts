@@ -90,7 +90,7 @@ forEachDialect(t, async (t, database) => {
       await h.addAgent('7006')
       h.sim.setOutcome('5557000007', { kind: 'answer', ringSeconds: 1, talkSeconds: 3 })
       await h.push(lead('PP-1', '5557000007', { agent_id: mine }))
-      await new Promise((r) => setTimeout(r, 400))
+      await h.dialer.claimRounds()
       t.equal(h.sim.calls.filter((c) => c.number === '5557000007').length, 0, 'not in the overdial pool')
       await database.handle.db
         .updateTable('dialer_employee')
@@ -117,7 +117,7 @@ forEachDialect(t, async (t, database) => {
       await h.until('answered', () =>
         h.sim.calls.some((c) => c.number === '5557000008' && c.answeredAt !== null),
       )
-      await new Promise((r) => setTimeout(r, 300))
+      await h.dialer.claimRounds()
       t.equal(
         h.sim.calls.find((c) => c.number === '5557000008')?.bridgedAt,
         null,
@@ -169,7 +169,7 @@ forEachDialect(t, async (t, database) => {
     await h.until('answered', () =>
       h.sim.calls.some((c) => c.number === '5557000010' && c.answeredAt !== null),
     )
-    await new Promise((r) => setTimeout(r, 300))
+    await h.dialer.claimRounds()
     t.equal(h.sim.calls.find((c) => c.number === '5557000010')?.bridgedAt, null, 'held: no agent idle')
     h.sim.setAgentDevice('7010', 'idle')
     await h.until('Received', async () => (await h.lead('PC-1'))?.dial_status === 'Received')

@@ -58,7 +58,7 @@ forEachDialect(t, async (t, database) => {
     await h.push(lead('J-1', '5550000003'))
     await h.until('Rejected', async () => (await h.lead('J-1'))?.dial_status === 'Rejected')
     t.match(await h.lead('J-1'), { call_count: 1, isReserved: 0 })
-    await new Promise((r) => setTimeout(r, 300))
+    await h.dialer.claimRounds()
     t.equal((await h.attempts('J-1')).length, 1)
   })
 
@@ -66,10 +66,10 @@ forEachDialect(t, async (t, database) => {
     h.sim.setAgentDevice('1001', 'unavailable')
     // Let the DeviceStateChange reach the dialer first: a claim already under way would otherwise ring
     // the desk, fail, and put the lead in the failed-originate cool-down (60 s).
-    await new Promise((r) => setTimeout(r, 200))
+    await h.dialer.claimRounds()
     // The desk reports UNAVAILABLE, so the dialer does not even try: nothing is reserved.
     await h.push(lead('F-1', '5550000004'))
-    await new Promise((r) => setTimeout(r, 300))
+    await h.dialer.claimRounds()
     t.match(await h.lead('F-1'), { dial_status: 'Pending', isReserved: 0, call_count: 0 })
     h.sim.setAgentDevice('1001', 'idle')
     await h.until(

@@ -3,7 +3,6 @@ import t from 'tap'
 import { harness, lead } from './harness.js'
 
 const HOURS = { WORK_START: '09:00', WORK_END: '18:00' }
-const quiet = () => new Promise((r) => setTimeout(r, 400))
 
 forEachDialect(t, async (t, database) => {
   t.test(
@@ -22,7 +21,7 @@ forEachDialect(t, async (t, database) => {
         'the due callback is dialed',
         async () => (await h.lead('W-DUE'))?.dial_status === 'Received',
       )
-      await quiet()
+      await h.dialer.claimRounds()
       t.match(await h.lead('W-PENDING'), { dial_status: 'Pending', isReserved: 0, call_count: 0 })
       t.match(await h.lead('W-FUTURE'), { dial_status: 'Callback', isReserved: 0, call_count: 0 })
       t.equal(h.sim.originateCount(), 1, 'only the due callback was originated')
@@ -93,7 +92,7 @@ forEachDialect(t, async (t, database) => {
         (await h.lead('N-OK'))?.dial_status === 'Received' &&
         (await h.lead('N-R'))?.dial_status === 'Rejected',
     )
-    await quiet()
+    await h.dialer.claimRounds()
     t.match(await h.lead('N-3'), { dial_status: 'Pending', isReserved: 0, call_count: 0 })
     t.equal(h.sim.originateCount(), 2)
   })
