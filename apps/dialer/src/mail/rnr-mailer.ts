@@ -38,7 +38,7 @@ export class RnrMailer {
     const loop = () => {
       this.#running = this.sendDue()
         .then(() => undefined)
-        .catch((err: Error) => this.d.logger.warn({ err: err.message }, 'RNR mail pass failed'))
+        .catch((err: Error) => this.d.logger.warn({ err }, 'RNR mail pass failed'))
         .finally(() => {
           this.#timer = setTimeout(loop, this.d.intervalMs ?? 10_000)
         })
@@ -87,10 +87,7 @@ export class RnrMailer {
           new Date(now.getTime() + nextMailDelayMs(attempts)),
           (err as Error).message,
         )
-        this.d.logger.warn(
-          { mail: mail.id, attempts, err: (err as Error).message },
-          'RNR mail not sent; will retry',
-        )
+        this.d.logger.warn({ mail: mail.id, attempts, err }, 'RNR mail not sent; will retry')
       }
     }
     return sent
