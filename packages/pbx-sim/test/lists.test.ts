@@ -380,3 +380,22 @@ t.test('action validation errors use Asterisk messages', async (t) => {
   await c.waitForEvent('BridgeEnter', { Channel: 'PJSIP/1002-00000002' })
   t.equal(sim.channels().filter((ch) => ch.bridgeId !== null).length, 2)
 })
+
+t.test(
+  "Getvar DEVICE_STATE(device): a desk's state, as func_devstate answers, UNKNOWN for other devices",
+  async (t) => {
+    const { sim, c } = await setup({ agentStates: { '1002': 'busy' } })
+    t.teardown(() => sim.close())
+    const state = async (device: string) =>
+      (
+        await c.action([
+          ['Action', 'Getvar'],
+          ['Variable', `DEVICE_STATE(${device})`],
+        ])
+      ).get('Value')
+    t.equal(await state('PJSIP/1001'), 'NOT_INUSE')
+    t.equal(await state('PJSIP/1002'), 'BUSY')
+    t.equal(await state('PJSIP/7777'), 'UNKNOWN')
+    t.equal(await state('Custom:desk1001'), 'UNKNOWN')
+  },
+)

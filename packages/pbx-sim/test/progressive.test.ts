@@ -88,7 +88,8 @@ t.test('answer: agent rings and answers, the customer is dialled, bridged, talks
     ],
   )
   t.match(response?.toObject(), { ActionID: 'p1', Channel: A, Uniqueid: newchannel?.get('Uniqueid') })
-  const dialBegin = c.events('DialBegin')[0]
+  // The second DialBegin: the first is the Originate's own dial of the desk (originate-dial.test.ts).
+  const dialBegin = c.events('DialBegin')[1]
   t.equal(dialBegin?.get('DialString'), '5551234567@trunk')
   t.equal(dialBegin?.get('DestLinkedid'), newchannel?.get('Uniqueid'), 'customer leg shares the linkedid')
   t.equal(dialBegin?.fields.at(-1)?.[0], 'DialString')

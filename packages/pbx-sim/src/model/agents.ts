@@ -79,6 +79,14 @@ export class AgentRegistry {
     return agent.setting === 'busy' ? 'BUSY' : 'NOT_INUSE'
   }
 
+  /** DEVICE_STATE() of a device name (`PJSIP/1001`): an agent desk's state, UNKNOWN for any other. */
+  deviceState(device: string): DeviceState | 'UNKNOWN' {
+    const prefix = `${this.technology}/`.toLowerCase()
+    if (!device.toLowerCase().startsWith(prefix)) return 'UNKNOWN'
+    const extension = device.slice(prefix.length)
+    return this.agents.has(extension) ? this.state(extension) : 'UNKNOWN'
+  }
+
   reachability(extension: string): Reachability {
     const state = this.state(extension)
     if (state === 'UNAVAILABLE') return 'unavailable'

@@ -13,12 +13,20 @@ export function hangupFields(ch: Channel, cause: number): Field[] {
   return [...channelFields(ch), ['Cause', String(cause)], ['Cause-txt', causeText(cause)]]
 }
 
-export function dialBeginFields(caller: Channel, dest: Channel, dialString: string): Field[] {
-  return [...channelFields(caller), ...channelFields(dest, 'Dest'), ['DialString', dialString]]
+/**
+ * DialBegin / DialEnd. `caller` is null for the dial an Originate makes of its own channel: Asterisk
+ * 22 sends that pair with no caller block (main/dial.c publishes it with no caller channel).
+ */
+export function dialBeginFields(caller: Channel | null, dest: Channel, dialString: string): Field[] {
+  return [
+    ...(caller ? channelFields(caller) : []),
+    ...channelFields(dest, 'Dest'),
+    ['DialString', dialString],
+  ]
 }
 
-export function dialEndFields(caller: Channel, dest: Channel, status: DialStatus): Field[] {
-  return [...channelFields(caller), ...channelFields(dest, 'Dest'), ['DialStatus', status]]
+export function dialEndFields(caller: Channel | null, dest: Channel, status: DialStatus): Field[] {
+  return [...(caller ? channelFields(caller) : []), ...channelFields(dest, 'Dest'), ['DialStatus', status]]
 }
 
 /** BridgeEnter / BridgeLeave: bridge snapshot then channel snapshot (main/manager_bridges.c). */

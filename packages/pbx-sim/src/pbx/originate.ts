@@ -5,7 +5,7 @@ import { type DialTarget, normalizeNumber } from '../model/dialstring.js'
 import type { CallMode } from '../types.js'
 import { afterAnswer, startPatience } from './dialplan.js'
 import type { PbxCore } from './engine.js'
-import { originateResponseFields } from './events.js'
+import { dialBeginFields, dialEndFields, originateResponseFields } from './events.js'
 import { type LegFailure, type RingPlan, ringLeg, ringPlanOf } from './legs.js'
 
 export interface OriginateRequest {
@@ -139,12 +139,18 @@ export function originate(core: PbxCore, req: OriginateRequest): Promise<Origina
       uniqueid: req.channelId ?? undefined,
     })
     for (const [key, value] of Object.entries(req.variables)) ch.vars.set(key, value)
+    // The Originate dials its own channel: a DialBegin/DialEnd pair with no caller (as Asterisk 22).
+    core.emit('DialBegin', dialBeginFields(null, ch, req.target.requested.replace(/^[^/]+\//, '')))
 
     ringLeg(core, ch, plan, timeoutSeconds, (result) => {
       if (!result.answered) {
         const failure = agentFailure(isAgent, result.failure)
         core.log.setOutcome(call, failure.outcome)
         if (!isAgent) call.record.dialStatus = failure.dialStatus
+        // A ring timeout ends the Originate with no DialEnd; busy and congestion report one.
+        if (failure.dialStatus !== 'NOANSWER' && failure.dialStatus !== 'CANCEL') {
+          core.emit('DialEnd', dialEndFields(null, ch, failure.dialStatus))
+        }
         ordered(
           () => core.hangup(ch, failure.cause, failure.by),
           () => respond(false, failure.reason, ch),
@@ -158,7 +164,10 @@ export function originate(core: PbxCore, req: OriginateRequest): Promise<Origina
         call.record.dialStatus = 'ANSWER'
       }
       ordered(
-        () => core.setState(ch, ChannelState.Up),
+        () => {
+          core.setState(ch, ChannelState.Up)
+          core.emit('DialEnd', dialEndFields(null, ch, 'ANSWER'))
+        },
         () => respond(true, Reason.Answered, ch),
       )
       if (ch.hungUp) return

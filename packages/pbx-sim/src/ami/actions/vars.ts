@@ -9,7 +9,11 @@ export const getvar: ActionHandler = (session, msg, ctx) => {
   }
   const name = msg.get('Channel')
   let value: string | undefined
-  if (name) {
+  const device = /^DEVICE_STATE\((.+)\)$/i.exec(variable)?.[1]
+  if (device && !name) {
+    // func_devstate's DEVICE_STATE(): an agent desk's state, UNKNOWN for any other device.
+    value = ctx.core.agents.deviceState(device)
+  } else if (name) {
     const ch = ctx.core.channels.get(name)
     if (!ch) {
       session.respond(msg, 'Error', 'No such channel')
