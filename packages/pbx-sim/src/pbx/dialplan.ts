@@ -131,8 +131,14 @@ function dial(core: PbxCore, caller: Channel, leg: DialLeg): void {
     if (dest.role === 'customer') {
       dest.call.record.dialStatus = failure.dialStatus
       core.log.setOutcome(dest.call, failure.outcome)
+      // The record keeps why the call ended; the channels' own causes follow Asterisk below.
+      dest.call.record.hangupBy ??= failure.by
+      dest.call.record.hangupCause ??= failure.cause
     }
-    core.hangup(dest, failure.cause, dest.role === 'agent' ? 'agent' : failure.by)
+    // A ring timeout: Dial hangs up the callee itself, and Asterisk reports cause 0 on it.
+    const destCause =
+      failure.dialStatus === 'NOANSWER' && failure.cause === Cause.NoAnswer ? 0 : failure.cause
+    core.hangup(dest, destCause, dest.role === 'agent' ? 'agent' : failure.by)
     leg.onFailure(failure)
   })
 }
@@ -170,8 +176,15 @@ function dialCustomer(core: PbxCore, caller: Channel, number: string, timeout: n
       caller.call.record.dialStatus = 'ANSWER'
       joinBridge(core, caller, dest)
     },
-    // The agent's dialplan ends after a failed Dial; Dial copied the failure cause to it.
-    onFailure: (failure) => core.hangup(caller, failure.cause, failure.by),
+    // The agent's dialplan ends after a failed Dial (`Hangup()`: cause 16). A callee that hung up with
+    // a cause of its own (a reject) passes it on to the caller, as Asterisk does; busy and congestion
+    // arrive as indications and a ring timeout has no cause, so those leave 16.
+    onFailure: (failure) =>
+      core.hangup(
+        caller,
+        failure.cause === Cause.CallRejected ? failure.cause : Cause.NormalClearing,
+        failure.by,
+      ),
   })
 }
 

@@ -1,0 +1,284 @@
+import { AmiClient, type AmiMessage, header } from '@hold-dialer/ami'
+import { Asterisk } from '@hold-dialer/asterisk-testbed'
+import t from 'tap'
+import { type CustomerScript, startPbxSim } from '../src/index.js'
+
+// pbx-sim against the real Asterisk 22: the same Originate (and Redirect) on both, each call's events
+// reduced to what the dialer reads, compared party by party.
+//
+// The test bed plays desks and customers with Local channels (`Local/1001@agents`,
+// `Local/5550002001@customers`); pbx-sim plays them as PJSIP channels (`PJSIP/1001`,
+// `PJSIP/trunk`), as a production PBX has them. So each party's Local pair (`;1` and `;2`) is folded
+// into one leg, the way the dialer reads it (apps/dialer/src/calls/call-tracker.ts): its channel
+// states, whether it entered a bridge, and its hangup cause taken from the far half. States other
+// than Ringing and Up are left out: the `Busy` state is set by the test bed's Busy() application on
+// the Local half, which a trunk channel does not get. Order is compared within each party, not
+// across parties (Asterisk publishes them from different threads).
+
+interface Scenario {
+  name: string
+  mode: 'progressive' | 'predictive'
+  agent: string
+  number: string
+  sim: CustomerScript
+  simAgent?: 'idle' | 'busy'
+  /** Predictive: redirect the answered customer to this agent. */
+  redirectTo?: string
+}
+
+const SCENARIOS: Scenario[] = [
+  {
+    name: 'progressive, answered and talked',
+    mode: 'progressive',
+    agent: '1001',
+    number: '5550001001',
+    sim: { kind: 'answer', ringSeconds: 1, talkSeconds: 2 },
+  },
+  {
+    name: 'progressive, busy',
+    mode: 'progressive',
+    agent: '1001',
+    number: '5550002001',
+    sim: { kind: 'busy' },
+  },
+  {
+    name: 'progressive, congestion',
+    mode: 'progressive',
+    agent: '1001',
+    number: '5550003001',
+    sim: { kind: 'congestion' },
+  },
+  {
+    name: 'progressive, no answer',
+    mode: 'progressive',
+    agent: '1001',
+    number: '5550004001',
+    sim: { kind: 'noanswer', ringSeconds: 60 },
+  },
+  {
+    name: 'progressive, rejected (cause 21)',
+    mode: 'progressive',
+    agent: '1001',
+    number: '5550005001',
+    sim: { kind: 'reject', ringSeconds: 0 },
+  },
+  {
+    name: "progressive, the agent's desk busy",
+    mode: 'progressive',
+    agent: '3001',
+    number: '5550001002',
+    sim: { kind: 'answer', ringSeconds: 1, talkSeconds: 2 },
+    simAgent: 'busy',
+  },
+  {
+    name: 'predictive, customer busy',
+    mode: 'predictive',
+    agent: '1001',
+    number: '5550002002',
+    sim: { kind: 'busy' },
+  },
+  {
+    name: 'predictive, customer does not answer',
+    mode: 'predictive',
+    agent: '1001',
+    number: '5550004002',
+    sim: { kind: 'noanswer', ringSeconds: 60 },
+  },
+  {
+    name: 'predictive, answered, redirected to an agent who answers, talked',
+    mode: 'predictive',
+    agent: '1001',
+    number: '5550008001',
+    sim: { kind: 'answer', ringSeconds: 1, talkSeconds: 8 },
+    redirectTo: '1001',
+  },
+]
+
+/** Which party a channel carries, on either PBX. */
+function partyOf(name: string | undefined): 'agent' | 'customer' | undefined {
+  if (!name) return undefined
+  if (/@agents-|^PJSIP\/\d+-/.test(name)) return 'agent'
+  if (/@customers-|^PJSIP\/trunk-/.test(name)) return 'customer'
+  return undefined
+}
+
+interface Reduced {
+  agent: string[]
+  customer: string[]
+  dials: string[]
+  originate: string
+}
+
+/** One call's events as the dialer reads them (see the file's comment). */
+function reduce(events: AmiMessage[]): Reduced {
+  const out: Reduced = { agent: [], customer: [], dials: [], originate: '' }
+  const causes: Record<'agent' | 'customer', { far?: number; near?: number }> = { agent: {}, customer: {} }
+  const fact = (party: 'agent' | 'customer' | undefined, f: string) => {
+    if (party && !out[party].includes(f)) out[party].push(f)
+  }
+  for (const e of events) {
+    const name = header(e, 'event')
+    const party = partyOf(header(e, 'channel'))
+    const state = header(e, 'channelstatedesc')
+    switch (name) {
+      case 'Newchannel':
+        fact(party, 'created')
+        break
+      case 'Newstate':
+        if (state === 'Ringing' || state === 'Up') fact(party, state.toLowerCase())
+        break
+      case 'BridgeEnter':
+        fact(party, 'bridged')
+        break
+      case 'Hangup': {
+        if (!party) break
+        fact(party, 'hung up')
+        const cause = Number(header(e, 'cause'))
+        const half = header(e, 'channel')?.endsWith(';2') ? 'far' : 'near'
+        causes[party][half] ??= cause
+        break
+      }
+      case 'DialBegin':
+      case 'DialEnd': {
+        const from = partyOf(header(e, 'channel')) ?? 'originate'
+        const to = partyOf(header(e, 'destchannel'))
+        const status = header(e, 'dialstatus')
+        const line = `${name} ${from} -> ${to}${status ? ` ${status}` : ''}`
+        if (!out.dials.includes(line)) out.dials.push(line)
+        break
+      }
+      case 'OriginateResponse':
+        out.originate = `${header(e, 'response')} Reason ${header(e, 'reason')}`
+        break
+    }
+  }
+  for (const p of ['agent', 'customer'] as const) {
+    const c = causes[p]
+    if (c.far === undefined && c.near === undefined) continue
+    // The far half's cause, unless it says 0 and the near half says more (the dialer's rule).
+    const cause = c.far !== undefined && (c.far !== 0 || !c.near) ? c.far : c.near
+    out[p].push(`cause ${cause}`)
+  }
+  out.dials.sort()
+  return out
+}
+
+/** Runs one scenario on one PBX and returns its events once every channel of the call hung up. */
+async function play(
+  ami: AmiClient,
+  s: Scenario,
+  tech: { agent: (ext: string) => string; customer: (n: string) => string },
+  key: string,
+): Promise<AmiMessage[]> {
+  const events: AmiMessage[] = []
+  const actionId = `${key}-o`
+  const live = new Set<string>()
+  let responded = false
+  let resolveDone!: () => void
+  const done = new Promise<void>((resolve) => {
+    resolveDone = resolve
+  })
+  const onEvent = (e: AmiMessage) => {
+    const ours =
+      header(e, 'linkedid') === key || header(e, 'destlinkedid') === key || header(e, 'actionid') === actionId
+    if (!ours) return
+    events.push(e)
+    const name = header(e, 'event')
+    const uniqueid = header(e, 'uniqueid') ?? ''
+    if (name === 'Newchannel') live.add(uniqueid)
+    if (name === 'Hangup') live.delete(uniqueid)
+    if (name === 'OriginateResponse') responded = true
+    if (responded && live.size === 0 && events.some((x) => header(x, 'event') === 'Hangup')) resolveDone()
+  }
+  ami.on('event', onEvent)
+  try {
+    const progressive = s.mode === 'progressive'
+    await ami.action({
+      action: 'Originate',
+      actionid: actionId,
+      channel: progressive ? tech.agent(s.agent) : tech.customer(s.number),
+      context: progressive ? 'dialer-outbound' : 'dialer-hold',
+      exten: progressive ? s.number : 's',
+      priority: 1,
+      async: 'true',
+      timeout: 4000,
+      channelid: key,
+      variable: { HD_RING_SECONDS: '4' },
+    })
+    if (s.redirectTo) {
+      const answered = await waitFor(() =>
+        events.find((e) => header(e, 'event') === 'OriginateResponse' && header(e, 'response') === 'Success'),
+      )
+      await ami.action({
+        action: 'Redirect',
+        channel: header(answered, 'channel'),
+        context: 'dialer-agents',
+        exten: s.redirectTo,
+        priority: 1,
+      })
+    }
+    await Promise.race([
+      done,
+      new Promise((_, reject) => setTimeout(() => reject(new Error(`${s.name}: call did not end`)), 60_000)),
+    ])
+    return events
+  } finally {
+    ami.off('event', onEvent)
+  }
+}
+
+async function waitFor<T>(find: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs
+  for (;;) {
+    const found = find()
+    if (found !== undefined) return found
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+const asterisk = await Asterisk.start()
+t.teardown(() => asterisk.close())
+const sim = await startPbxSim({
+  users: { dialer: 'pw' },
+  timeScale: 1,
+  agentExtensions: ['1001'],
+  agentStates: { '3001': 'busy' },
+  originateResponseOrder: 'seeded',
+})
+t.teardown(() => sim.close())
+
+function client(port: number, username: string, secret: string): AmiClient {
+  const c = new AmiClient({ host: '127.0.0.1', port, username, secret, events: true, actionIdPrefix: 'conf' })
+  t.teardown(() => c.close())
+  return c
+}
+const real = client(asterisk.port, asterisk.dialerUser.username, asterisk.dialerUser.secret)
+const simulated = client(sim.port, 'dialer', 'pw')
+await Promise.all([real.start(), simulated.start()])
+
+let n = 0
+for (const s of SCENARIOS) {
+  t.test(s.name, async (t) => {
+    n += 1
+    sim.setOutcome(s.number, s.sim)
+    if (s.simAgent) sim.setAgentDevice(s.agent, s.simAgent)
+    const [fromAsterisk, fromSim] = await Promise.all([
+      play(
+        real,
+        s,
+        { agent: (x) => `Local/${x}@agents`, customer: (x) => `Local/${x}@customers` },
+        `conf-real-${n}`,
+      ),
+      play(
+        simulated,
+        s,
+        { agent: (x) => `PJSIP/${x}`, customer: (x) => `PJSIP/${x}@trunk` },
+        `conf-sim-${n}`,
+      ),
+    ])
+    const expected = reduce(fromAsterisk)
+    t.ok(expected.agent.length + expected.customer.length > 0, 'Asterisk reported the call')
+    t.same(reduce(fromSim), expected, 'pbx-sim reports what Asterisk reports')
+  })
+}
