@@ -15,6 +15,17 @@ import { pushRoutes } from './routes/push.js'
 export const BODY_LIMIT = 1024 * 1024
 export const RATE_LIMIT = { max: 120, windowMs: 60_000 }
 
+/**
+ * TRUST_PROXY as Fastify takes it. A hop count becomes proxy-addr's own rule for one (the `i`th
+ * address from the socket is trusted while `i < hops`), as Fastify's types have no number form.
+ */
+function fastifyTrustProxy(
+  trust: ApiContext['config']['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust
+  return typeof trust === 'boolean' ? trust : [...trust]
+}
+
 export interface BuildOptions {
   logger?: FastifyServerOptions['loggerInstance']
   /** Shared rate-limit store for several API instances (REDIS_URL). */
@@ -31,7 +42,7 @@ export async function buildApp(ctx: ApiContext, options: BuildOptions = {}): Pro
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
     return503OnClosing: true,
     requestIdHeader: false,
     ajv: {
