@@ -48,6 +48,11 @@ export class DatabaseAvailability {
   #wake: (() => void) | undefined
   #timer: NodeJS.Timeout | undefined
   #started: Promise<MigrateResult | undefined> | undefined
+  #firstTried!: () => void
+  /** Settles once the first try at start has ended, however it ended. */
+  readonly firstTry = new Promise<void>((resolve) => {
+    this.#firstTried = resolve
+  })
 
   constructor(options: DatabaseAvailabilityOptions) {
     this.#o = {
@@ -114,11 +119,16 @@ export class DatabaseAvailability {
         if (!this.#o.migrate) await selectOne(this.#o.db)
         this.#ready = true
         this.#markUp()
+        this.#firstTried()
         return result
       } catch (error) {
         const reason = unavailableReason(error)
-        if (reason === undefined || this.#closed) throw error
+        if (reason === undefined || this.#closed) {
+          this.#firstTried()
+          throw error
+        }
         this.#markDown(error, reason)
+        this.#firstTried()
         // Held (not unref'd): a process waiting for its database has nothing else keeping it alive.
         await this.#pause(true)
         if (this.#closed) throw error
