@@ -1,4 +1,4 @@
-import type { Db } from '@hold-dialer/db'
+import type { DatabaseAvailability, Db } from '@hold-dialer/db'
 import type { Config } from '@hold-dialer/rules'
 import type { WarnLogBuffer } from './log-buffer.js'
 import type { ApiMetrics } from './metrics.js'
@@ -26,6 +26,8 @@ export interface AmiStatusSource {
 export interface ApiContext {
   config: Config
   db: Db
+  /** Whether the database can be used: ready (migrated) at start, reachable since. */
+  availability: DatabaseAvailability
   ami: AmiStatusSource
   metrics: ApiMetrics
   logs: WarnLogBuffer

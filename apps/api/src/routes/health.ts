@@ -22,6 +22,12 @@ export function amiUp(status: AmiStatus, now: Date): boolean {
 async function checkDb(
   ctx: ApiContext,
 ): Promise<{ ok: boolean; latencyMs: number | null; error: string | null }> {
+  if (!ctx.availability.ready) {
+    // Still waiting for the database at start (or for its migrations): requests get 503 until then.
+    const waiting = 'not ready: waiting for the database at start'
+    const last = ctx.availability.lastError
+    return { ok: false, latencyMs: null, error: last ? `${waiting} (${last})` : waiting }
+  }
   const started = performance.now()
   let timer: NodeJS.Timeout | undefined
   try {
@@ -36,6 +42,7 @@ async function checkDb(
     ])
     return { ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10, error: null }
   } catch (error) {
+    ctx.availability.report(error)
     return { ok: false, latencyMs: null, error: (error as Error).message }
   } finally {
     clearTimeout(timer)
