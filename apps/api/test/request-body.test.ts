@@ -312,6 +312,35 @@ for (const mode of ['pool', 'pinned'] as const) {
       },
     )
 
+    t.test(`${mode}: a compressed body that is never read cannot fail later (regression)`, async (t) => {
+      // A GET, an unknown path, and a bomb past the limit with a corrupt tail: the decoder's error
+      // came after Fastify had stopped listening, and was an uncaught exception.
+      for (const [method, url] of [
+        ['GET', '/healthz'],
+        ['GET', '/health'],
+        ['POST', '/api/nope'],
+        ['DELETE', '/api/leads'],
+      ] as const) {
+        const res = await fx.call({
+          method,
+          url,
+          payload: Buffer.from('not gzip at all'),
+          headers: { 'content-encoding': 'gzip' },
+        })
+        t.ok(res.statusCode < 500 || url === '/health', `${method} ${url}: ${res.statusCode}`)
+      }
+      const bomb = Buffer.concat([gzipSync(Buffer.alloc(3 * 1024 * 1024, 0x20)), Buffer.from('corrupt tail')])
+      const res = await fx.call({
+        method: 'POST',
+        url: '/api/leads',
+        payload: bomb,
+        headers: { 'content-encoding': 'gzip' },
+      })
+      t.equal(res.statusCode, 413)
+      // The process is still here, and serving.
+      t.equal((await fx.push(lead())).statusCode, 201)
+    })
+
     t.test(`${mode}: an unauthenticated compressed body is 401 before it is decoded`, async (t) => {
       const res = await fx.call({
         method: 'POST',

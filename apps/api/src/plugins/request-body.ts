@@ -39,6 +39,9 @@ function decoderFor(header: string | undefined): (() => NodeJS.ReadWriteStream) 
 function decoded(payload: Readable, decoder: NodeJS.ReadWriteStream): Readable {
   const out = new PassThrough() as PassThrough & { receivedEncodedLength: number }
   out.receivedEncodedLength = 0
+  // Fastify listens for errors only while it reads the body: one that comes after it stopped (past
+  // the size limit) must not become an uncaught exception.
+  out.on('error', () => {})
   payload.on('data', (chunk: Buffer) => {
     out.receivedEncodedLength += chunk.length
   })
@@ -47,6 +50,9 @@ function decoded(payload: Readable, decoder: NodeJS.ReadWriteStream): Readable {
   payload.pipe(decoder).pipe(out)
   return out
 }
+
+/** Methods whose body Fastify never reads. */
+const BODYLESS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'TRACE'])
 
 // One decoder for every request: `decode` without `stream` keeps no state between calls. `fatal`
 // refuses any byte sequence that is not UTF-8 (it was read as U+FFFD, so two different CRM ids
@@ -87,6 +93,9 @@ export function installBodyHandling(app: FastifyInstance): void {
     parseJsonBody(body),
   )
   app.addHook('preParsing', async (request, _reply, payload) => {
+    // No body will be read: a path that does not exist, or a method without one. Decoding here
+    // would only do work (and could fail) for nothing.
+    if (request.is404 || BODYLESS.has(request.method)) return payload
     const type = request.headers['content-type']
     if (type !== undefined && type !== 'application/json') {
       request.headers = { 'content-type': 'application/json' }
