@@ -3,9 +3,10 @@ import type { IncomingMessage } from 'node:http'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { DatabaseAvailability } from '@hold-dialer/db'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Redis } from 'ioredis'
-import type { ApiContext } from './context.js'
+import type { ApiContext, AppContext } from './context.js'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js'
 import { ApiError } from './errors.js'
 import { secretChecker } from './plugins/auth.js'
@@ -56,7 +57,13 @@ function fastifyTrustProxy(
  * limit (a later onRequest hook on the two limited routes) -> body encoding, size and JSON
  * (preParsing hook and parser) -> schema -> state. Unauthenticated bodies are never read.
  */
-export async function buildApp(ctx: ApiContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(given: ApiContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const ctx: AppContext = {
+    ...given,
+    availability:
+      given.availability ??
+      DatabaseAvailability.alreadyReady({ db: given.db, log: options.logger ?? { info() {}, warn() {} } }),
+  }
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),

@@ -26,8 +26,11 @@ export interface AmiStatusSource {
 export interface ApiContext {
   config: Config
   db: Db
-  /** Whether the database can be used: ready (migrated) at start, reachable since. */
-  availability: DatabaseAvailability
+  /**
+   * Whether the database can be used: ready (migrated) at start, reachable since. Without one,
+   * `buildApp` takes the database as migrated and answering (a program that embeds the API).
+   */
+  availability?: DatabaseAvailability
   ami: AmiStatusSource
   metrics: ApiMetrics
   logs: WarnLogBuffer
@@ -35,3 +38,6 @@ export interface ApiContext {
   version: string
   startedAt: Date
 }
+
+/** The context the routes get: `availability` always there. */
+export type AppContext = ApiContext & { availability: DatabaseAvailability }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { ApiContext } from './context.js'
+import type { AppContext } from './context.js'
 import { ApiError, type ApiErrorCode, HTTP_STATUS, RETRY_AFTER_SECONDS } from './errors.js'
 import { detailsFromSchemaErrors } from './validation-details.js'
 
@@ -37,7 +37,7 @@ function urlTooLong(packet: Buffer | undefined): boolean {
 
 export function clientErrorHandler(
   this: FastifyInstance,
-  ctx: ApiContext,
+  ctx: AppContext,
   err: NodeJS.ErrnoException & { rawPacket?: Buffer },
   socket: Socket,
 ): void {
@@ -67,7 +67,7 @@ export function frameworkErrorHandler(error: FastifyError, request: FastifyReque
 }
 
 /** The one place errors become responses. 5xx bodies carry only the request id, never details. */
-export function installErrorHandling(app: FastifyInstance, ctx: ApiContext): void {
+export function installErrorHandling(app: FastifyInstance, ctx: AppContext): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     // Fastify reads and parses a body on the not-found route too, before its handler runs; a path
     // that does not exist is a 404 whatever its body (DECISIONS section 3: route exists is checked first).

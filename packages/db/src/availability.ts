@@ -64,6 +64,19 @@ export class DatabaseAvailability {
     }
   }
 
+  /**
+   * A watch for a database its caller has already migrated and found answering (an embedding
+   * program, a test): ready at once, without a start-up try.
+   */
+  static alreadyReady(options: Omit<DatabaseAvailabilityOptions, 'migrate'>): DatabaseAvailability {
+    const watch = new DatabaseAvailability({ ...options, migrate: false })
+    watch.#ready = true
+    watch.#available = true
+    watch.#started = Promise.resolve(undefined)
+    watch.#firstTried()
+    return watch
+  }
+
   /** Schema in place (migrated when asked): requests may use the database. */
   get ready(): boolean {
     return this.#ready

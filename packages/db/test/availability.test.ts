@@ -160,6 +160,18 @@ t.test('report: only availability errors count; a probe finds the database back'
   t.match(r.lines.at(-1), { level: 'info', msg: 'database available again' })
 })
 
+t.test('alreadyReady: a database its caller migrated is ready at once', async (t) => {
+  const database = await createTestDatabase('sqlite')
+  t.teardown(() => database.drop())
+  const r = recorder()
+  const watch = DatabaseAvailability.alreadyReady({ db: database.handle, log: r.log })
+  t.equal(watch.ready, true)
+  t.equal(watch.available, true)
+  await watch.firstTry
+  t.equal(await watch.start(), undefined, 'nothing tried, nothing migrated')
+  t.equal(r.lines.length, 0)
+})
+
 if (testDialects().includes('mysql')) {
   const admin = new URL(testMysqlUrl())
   const adminConnection = () =>

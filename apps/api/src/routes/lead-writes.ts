@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { formatLocal, parseCallbackTime } from '@hold-dialer/rules'
-import type { ApiContext } from '../context.js'
+import type { AppContext } from '../context.js'
 import { type FieldProblem, validationFailed } from '../errors.js'
 import { ErrorBody } from '../schemas/common.js'
 import { CallbackRequestBody, CallbackResponse, TicketBody, TicketResponse } from '../schemas/ticket.js'
@@ -47,7 +47,7 @@ function oliIdProblems(oliId: string): FieldProblem[] {
 }
 
 /** PUT /api/escalated-tickets and POST /api/send-callback-request (rate limited by the caller's scope). */
-export function leadWriteRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
+export function leadWriteRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const zone = ctx.config.timezone
   return async (app) => {
     app.put(

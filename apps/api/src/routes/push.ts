@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { ApiContext } from '../context.js'
+import type { AppContext } from '../context.js'
 import { ApiError, validationFailed } from '../errors.js'
 import { ErrorBody } from '../schemas/common.js'
 import { type LeadInput, MAX_BATCH, PinnedLead, PoolLead, PushResponse, pushBody } from '../schemas/lead.js'
@@ -13,7 +13,7 @@ import { detailsFromSchemaErrors, type SchemaError } from '../validation-details
  * have the right type, in one 400 (DECISIONS section 3: every problem, not only the first).
  */
 async function rejectWithEveryProblem(
-  ctx: ApiContext,
+  ctx: AppContext,
   body: unknown,
   errors: readonly SchemaError[],
 ): Promise<never> {
@@ -35,7 +35,7 @@ async function rejectWithEveryProblem(
 }
 
 /** POST /api/leads and POST /api/master: one handler, one lead or a batch of 1-500. */
-export function pushRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
+export function pushRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const body = pushBody(ctx.config.callbackMode === 'pinned' ? PinnedLead : PoolLead)
   return async (app) => {
     for (const url of ['/api/leads', '/api/master']) {

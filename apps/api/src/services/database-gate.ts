@@ -1,4 +1,4 @@
-import type { ApiContext } from '../context.js'
+import type { AppContext } from '../context.js'
 import { ApiError } from '../errors.js'
 
 /**
@@ -6,6 +6,6 @@ import { ApiError } from '../errors.js'
  * applied the migrations, the answer is 503 `database_unavailable` (never a 500 from a missing
  * table). Checks that need no database keep their 400s.
  */
-export function requireDatabase(ctx: ApiContext): void {
+export function requireDatabase(ctx: AppContext): void {
   if (!ctx.availability.ready) throw new ApiError('database_unavailable')
 }
