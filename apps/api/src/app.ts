@@ -1,12 +1,16 @@
+import { randomUUID } from 'node:crypto'
+import type { IncomingMessage } from 'node:http'
 import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import { DatabaseAvailability } from '@hold-dialer/db'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Redis } from 'ioredis'
-import type { ApiContext } from './context.js'
-import { installErrorHandling } from './error-handler.js'
+import type { ApiContext, AppContext } from './context.js'
+import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js'
 import { ApiError } from './errors.js'
 import { secretChecker } from './plugins/auth.js'
+import { installBodyHandling } from './plugins/request-body.js'
 import { detailedHealthRoutes, publicHealthRoutes } from './routes/health.js'
 import { leadWriteRoutes } from './routes/lead-writes.js'
 import { pushRoutes } from './routes/push.js'
@@ -14,35 +18,100 @@ import { pushRoutes } from './routes/push.js'
 /** The spec's 1 MB body limit, read as 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024
 export const RATE_LIMIT = { max: 120, windowMs: 60_000 }
+/**
+ * A client has this long to send its whole request (headers and body) before a 408. Fastify leaves
+ * Node's request timeout off; a body of at most 1 MB needs far less than this on any live link.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000
 
 export interface BuildOptions {
   logger?: FastifyServerOptions['loggerInstance']
   /** Shared rate-limit store for several API instances (REDIS_URL). */
   redis?: Redis
+  /** Overrides REQUEST_TIMEOUT_MS (tests). */
+  requestTimeoutMs?: number
+}
+
+/** An incoming `X-Request-Id` kept as the request's id when it is this (DECISIONS section 3). */
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
+
+export function requestIdOf(req: IncomingMessage): string {
+  const sent = req.headers['x-request-id']
+  return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID()
+}
+
+/**
+ * TRUST_PROXY as Fastify takes it. A hop count becomes proxy-addr's own rule for one (the `i`th
+ * address from the socket is trusted while `i < hops`), as Fastify's types have no number form.
+ */
+function fastifyTrustProxy(
+  trust: ApiContext['config']['trustProxy'],
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust
+  return typeof trust === 'boolean' ? trust : [...trust]
 }
 
 /**
  * Builds the API. Check order for a request (DECISIONS section 3): route exists (404, the not-found
  * handler runs outside the authenticated scope) -> secret (onRequest hook of that scope) -> rate
- * limit (a later onRequest hook on the two limited routes) -> body size and JSON (parser) ->
- * schema -> state. Unauthenticated bodies are never read.
+ * limit (a later onRequest hook on the two limited routes) -> body encoding, size and JSON
+ * (preParsing hook and parser) -> schema -> state. Unauthenticated bodies are never read.
  */
-export async function buildApp(ctx: ApiContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(given: ApiContext, options: BuildOptions = {}): Promise<FastifyInstance> {
+  const ctx: AppContext = {
+    ...given,
+    availability:
+      given.availability ??
+      DatabaseAvailability.alreadyReady({ db: given.db, log: options.logger ?? { info() {}, warn() {} } }),
+  }
+  const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     bodyLimit: BODY_LIMIT,
-    trustProxy: ctx.config.trustProxy,
-    return503OnClosing: true,
+    trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
+    // Fastify's own 503 while closing has its own body shape; the hook below answers in ours.
+    return503OnClosing: false,
     requestIdHeader: false,
+    genReqId: requestIdOf,
+    requestTimeout,
+    http: {
+      // Node looks for timed-out requests this often (its default, 30 s, would double the timeout).
+      connectionsCheckingInterval: Math.min(1000, requestTimeout),
+      // Node enforces the request timeout on a request whose body is still coming only when the
+      // headers' timeout is no longer (measured on Node 20: with its 60 s default, a client that
+      // sent headers and half a body was never timed out).
+      headersTimeout: requestTimeout,
+    },
+    clientErrorHandler(err, socket) {
+      // Fastify types the error's rawPacket as JSON; Node hands over the Buffer that overflowed.
+      clientErrorHandler.call(this as unknown as FastifyInstance, ctx, err as NodeJS.ErrnoException, socket)
+    },
+    frameworkErrors: frameworkErrorHandler,
     ajv: {
       customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false, useDefaults: false },
     },
   }).withTypeProvider<TypeBoxTypeProvider>()
 
-  // JSON whatever the Content-Type says; Fastify's own parser keeps its prototype-poisoning guard.
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'string' }, app.getDefaultJsonParser('error', 'error'))
-  installErrorHandling(app)
+  let closing = false
+  app.addHook('preClose', async () => {
+    closing = true
+  })
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id)
+    if (closing) {
+      // A request that came on a kept-alive connection after shutdown began: the client should
+      // reconnect, to this process's successor.
+      reply.header('connection', 'close')
+      throw new ApiError('shutting_down')
+    }
+  })
+  app.addHook('onResponse', async (request, reply) => {
+    // Route patterns only (a fixed set), never the raw URL, so unknown paths cannot grow the series.
+    const route = request.is404 ? 'not_found' : (request.routeOptions.url ?? 'not_found')
+    ctx.metrics.responses.inc({ route, status: String(reply.statusCode) })
+  })
+  installBodyHandling(app)
+  installErrorHandling(app, ctx)
 
   await app.register(swagger, {
     openapi: {
@@ -72,7 +141,8 @@ export async function buildApp(ctx: ApiContext, options: BuildOptions = {}): Pro
     await secured.register(detailedHealthRoutes(ctx))
     await secured.register(async (limited) => {
       // Registered in this scope with `global`, the limiter's single store serves both routes
-      // below: one bucket per client IP shared by the two endpoints.
+      // below: one bucket per client IP shared by the two endpoints. The key is `request.ip`: with
+      // TRUST_PROXY, the nearest X-Forwarded-For address that is not a trusted proxy.
       await limited.register(rateLimit, {
         global: true,
         max: RATE_LIMIT.max,

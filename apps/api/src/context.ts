@@ -1,4 +1,4 @@
-import type { Db } from '@hold-dialer/db'
+import type { DatabaseAvailability, Db } from '@hold-dialer/db'
 import type { Config } from '@hold-dialer/rules'
 import type { WarnLogBuffer } from './log-buffer.js'
 import type { ApiMetrics } from './metrics.js'
@@ -26,6 +26,11 @@ export interface AmiStatusSource {
 export interface ApiContext {
   config: Config
   db: Db
+  /**
+   * Whether the database can be used: ready (migrated) at start, reachable since. Without one,
+   * `buildApp` takes the database as migrated and answering (a program that embeds the API).
+   */
+  availability?: DatabaseAvailability
   ami: AmiStatusSource
   metrics: ApiMetrics
   logs: WarnLogBuffer
@@ -33,3 +38,6 @@ export interface ApiContext {
   version: string
   startedAt: Date
 }
+
+/** The context the routes get: `availability` always there. */
+export type AppContext = ApiContext & { availability: DatabaseAvailability }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { setFlagsFromString } from 'node:v8'
-import { connect, migrate } from '@hold-dialer/db'
+import { connect, DatabaseAvailability, type Db, describeDatabaseUrl } from '@hold-dialer/db'
 import { ConfigError, describeConfig, parseConfig } from '@hold-dialer/rules'
 import { Redis } from 'ioredis'
 import pino from 'pino'
@@ -54,20 +54,46 @@ const logger = pino(
   pino.multistream([{ stream: process.stdout }, { level: 'warn', stream: logs }]),
 )
 
-const db = connect(config.databaseUrl)
-if (config.dbMigrateOnStart) {
-  const result = await migrate(db)
-  logger.info({ applied: result.applied }, 'database migrated')
-}
+const db = openDatabase()
+// The API starts whether or not the database answers (DECISIONS section 3): requests get 503
+// `database_unavailable` until it does, and migrations run as soon as it does. One try is awaited
+// before listening, so a database that is up is ready by the time the first request comes.
+const availability = new DatabaseAvailability({ db, log: logger, migrate: config.dbMigrateOnStart })
+const databaseStarted = availability.start()
+await availability.firstTry
 const ami = amiHealthConnection(config)
 const redis = config.redisUrl
   ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
   : undefined
 redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis error (rate limit falls open)'))
 const app = await buildApp(
-  { config, db, ami, metrics: new ApiMetrics(), logs, now: () => new Date(), version, startedAt: new Date() },
+  {
+    config,
+    db,
+    availability,
+    ami,
+    metrics: new ApiMetrics(),
+    logs,
+    now: () => new Date(),
+    version,
+    startedAt: new Date(),
+  },
   { logger, ...(redis ? { redis } : {}) },
 )
+
+/**
+ * `connect` opens an SQLite file at once (a MySQL pool connects on first use): a file that cannot be
+ * opened is a configuration error, reported in one line rather than as a stack trace.
+ */
+function openDatabase(): Db {
+  try {
+    return connect(config.databaseUrl)
+  } catch (err) {
+    const { host, database } = describeDatabaseUrl(config.databaseUrl)
+    logger.fatal({ err, host, database }, `cannot open the database ${database}: ${(err as Error).message}`)
+    process.exit(2)
+  }
+}
 
 let closing = false
 async function shutdown(signal: string) {
@@ -84,6 +110,7 @@ async function shutdown(signal: string) {
   const sweep = setInterval(() => app.server.closeIdleConnections(), 100)
   await app.close()
   clearInterval(sweep)
+  availability.close()
   await ami.close()
   redis?.disconnect()
   await db.close()
@@ -92,5 +119,24 @@ async function shutdown(signal: string) {
 process.on('SIGTERM', () => void shutdown('SIGTERM'))
 process.on('SIGINT', () => void shutdown('SIGINT'))
 
+if (config.trustProxy === true) {
+  logger.warn(
+    'TRUST_PROXY=true trusts every X-Forwarded-For hop: clients then choose their own address, and with it ' +
+      "their rate-limit bucket. Set the proxy hop count or the proxies' addresses instead.",
+  )
+}
 await app.listen({ host: config.host, port: config.port })
 logger.info({ config: describeConfig(config) }, 'api listening')
+databaseStarted.then(
+  (result) =>
+    logger.info(
+      { applied: result?.applied ?? [] },
+      config.dbMigrateOnStart ? 'database migrated' : 'database ready',
+    ),
+  (err: unknown) => {
+    // Not an availability problem (a migration that fails, say): waiting will not fix it.
+    logger.fatal({ err }, 'database start-up failed; stopping')
+    process.exitCode = 1
+    void shutdown('database start-up failure')
+  },
+)

@@ -1,3 +1,4 @@
+import { DatabaseAvailability } from '@hold-dialer/db'
 import type { TestDatabase } from '@hold-dialer/db/testing'
 import { type Config, parseConfig } from '@hold-dialer/rules'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
@@ -39,7 +40,15 @@ export const AFTER_HOURS = '2026-11-23T14:00:00.000Z' // 19:30 IST
 export async function apiFixture(
   t: Test,
   database: TestDatabase,
-  options: { env?: Record<string, string>; ami?: AmiStatusSource; redis?: Redis; now?: string } = {},
+  options: {
+    env?: Record<string, string>
+    ami?: AmiStatusSource
+    redis?: Redis
+    now?: string
+    /** A database watch of the test's own (one not started: the database not ready yet). */
+    availability?: DatabaseAvailability
+    requestTimeoutMs?: number
+  } = {},
 ): Promise<ApiFixture> {
   const config = parseConfig(
     {
@@ -53,9 +62,17 @@ export async function apiFixture(
     { hostZone: 'UTC' },
   )
   const clock = new TestClock(new Date(options.now ?? IN_HOURS))
+  let availability = options.availability
+  if (!availability) {
+    // The test database is migrated already; this only finds it answering.
+    availability = new DatabaseAvailability({ db: database.handle, log: silentLog, migrate: false })
+    await availability.start()
+  }
+  t.teardown(() => availability.close())
   const ctx: ApiContext = {
     config,
     db: database.handle,
+    availability,
     ami: options.ami ?? notConfiguredAmi(),
     metrics: new ApiMetrics(),
     logs: new WarnLogBuffer(50),
@@ -63,7 +80,10 @@ export async function apiFixture(
     version: '0.0.0-test',
     startedAt: clock.now(),
   }
-  const app = await buildApp(ctx, options.redis ? { redis: options.redis } : {})
+  const app = await buildApp(ctx, {
+    ...(options.redis ? { redis: options.redis } : {}),
+    ...(options.requestTimeoutMs ? { requestTimeoutMs: options.requestTimeoutMs } : {}),
+  })
   t.teardown(() => app.close())
   const call = (o: InjectOptions & { auth?: boolean }) => {
     const { auth, ...rest } = o
@@ -80,6 +100,9 @@ export async function apiFixture(
     push: (body) => call({ method: 'POST', url: '/api/leads', payload: body as InjectOptions['payload'] }),
   }
 }
+
+/** For database watches whose lines a test does not read. */
+export const silentLog = { info: () => {}, warn: () => {} }
 
 let seq = 0
 /** A valid pool-mode lead; override any field. */

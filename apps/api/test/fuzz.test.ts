@@ -1,15 +1,86 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib'
 import { forEachDialect } from '@hold-dialer/db/testing'
 import fc from 'fast-check'
 import type { InjectOptions } from 'fastify'
-import t from 'tap'
-import { type ApiFixture, apiFixture, lead, SECRET } from './fixture.js'
+import t, { type Test } from 'tap'
+import { type ApiFixture, apiFixture, lead } from './fixture.js'
+import {
+  byteEdits,
+  callbackBody,
+  contentEncoding,
+  contentType,
+  credentials,
+  LEAD_FIELDS,
+  mutated,
+  pushBody,
+  randomHeaders,
+  rawText,
+  requestId,
+  SEEDED,
+  ticketBody,
+  validLead,
+  withSecret,
+} from './fuzz/arbitraries.js'
+import { type Answer, answerProblem, firstDifference, tableState } from './fuzz/check.js'
+import { httpText, listeningApp, rawRequest } from './raw-http.js'
 
 /**
- * Random bodies, types, sizes, nesting, Unicode and headers at every endpoint, with a valid secret so
- * bodies are parsed. Whatever is sent: never a 5xx (but the detailed health's 503), every non-2xx
- * body is JSON with `ok: false` and an `error` string, and a rejected request leaves the master and
- * disposed tables exactly as they were.
+ * Random and mutated requests against the whole API, on both databases: JSON bodies of every kind
+ * through `inject`, and valid pushes, tickets and callback requests mutated byte by byte and header
+ * by header over real HTTP (so Node's own parser is in the way too). Whatever is sent: never a 5xx
+ * (but the unhealthy detailed health's 503), every body in the contract's shape, and a rejected
+ * request leaves the master and disposed tables exactly as they were.
+ *
+ * Seeded: FUZZ_SEED (default below) makes a run repeatable; a failure prints its seed and path.
+ * CI runs the fixed counts of RUNS (a few seconds); FUZZ_SECONDS=N runs each property for N
+ * seconds instead, and the count of requests each sent is printed either way.
  */
+
+const SEED = Number(process.env.FUZZ_SEED || 20261124)
+const SECONDS = Number(process.env.FUZZ_SECONDS || 0)
+const RUNS = {
+  push: 500,
+  ticket: 250,
+  callback: 250,
+  any: 500,
+  pinned: 250,
+  wirePush: 300,
+  wireTicket: 150,
+  wireCallback: 150,
+}
+
+let properties = 0
+/** Runs `check` on generated values and reports how many it sent. */
+async function property<V>(
+  t: Test,
+  name: string,
+  arb: fc.Arbitrary<V>,
+  runs: number,
+  check: (value: V) => Promise<void>,
+): Promise<void> {
+  properties += 1
+  const seed = SEED + properties
+  let count = 0
+  await fc.assert(
+    fc.asyncProperty(arb, async (value) => {
+      count += 1
+      await check(value)
+    }),
+    SECONDS > 0
+      ? {
+          seed,
+          numRuns: Number.MAX_SAFE_INTEGER,
+          interruptAfterTimeLimit: SECONDS * 1000,
+          markInterruptAsFailure: false,
+          endOnFailure: true,
+        }
+      : { seed, numRuns: runs, endOnFailure: true },
+  )
+  t.comment(`${name}: ${count} requests (seed ${seed})`)
+  t.pass(`${name}: ${count} requests`)
+}
+
+// ---- JSON level, through inject ---------------------------------------------------------------
 
 type Method = NonNullable<InjectOptions['method']>
 
@@ -20,229 +91,6 @@ interface FuzzRequest {
   headers: Record<string, string>
   remoteAddress: string
 }
-
-const SEEDED = ['FZ-1', 'FZ-TICKET', 'FZ-CB', 'FZ-LIVE', 'FZ-CLOSED']
-const HEALTH_URLS = new Set(['/health', '/api/health'])
-
-// ---- values ---------------------------------------------------------------------------------
-
-const nastyText = fc.constantFrom(
-  '',
-  ' ',
-  '\u0000',
-  '\ud800',
-  '\udfff',
-  'x\ud83d',
-  '\udc00\ud800',
-  '\u{1F600}',
-  '\u202e\u0301',
-  '\ufeff',
-  '0',
-  '-1',
-  '1e999',
-  'null',
-  'NaN',
-  '__proto__',
-  'constructor',
-  "'; DROP TABLE hold_dialer_master_data; --",
-  '2026-11-24',
-  '2026-02-30 10:00:00',
-  '2026-11-24 24:00:01',
-  '2026-11-24T10:00:00+25:00',
-  '2026-11-24T10:00:00.123456789Z',
-  '9999-12-31T23:59:59Z',
-  '0000-01-01 00:00:00',
-  '+91 98765 43210',
-  'close',
-  ' Callback  SCHEDULE ',
-)
-
-/** Strings of every kind: any code point (lone surrogates included), the nasty list, and huge ones. */
-const anyText = fc.oneof(
-  { weight: 4, arbitrary: fc.string({ unit: 'binary', maxLength: 60 }) },
-  { weight: 3, arbitrary: nastyText },
-  { weight: 2, arbitrary: fc.string({ maxLength: 200 }) },
-  {
-    weight: 1,
-    arbitrary: fc
-      .constantFrom(99, 100, 101, 149, 150, 151, 255, 256, 10_000, 900_000, 1_100_000)
-      .map((n) => 'x'.repeat(n)),
-  },
-)
-
-const anyNumber = fc.oneof(
-  fc.integer(),
-  fc.double({ noNaN: true, noDefaultInfinity: true }),
-  fc.constantFrom(0, -0, 1, 2, 3, 8, 1.5, -1, 2 ** 31, 2 ** 53, 1e300, Number.MAX_SAFE_INTEGER + 2),
-)
-
-const anyValue: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 3, arbitrary: anyText },
-  { weight: 2, arbitrary: anyNumber },
-  { weight: 1, arbitrary: fc.boolean() },
-  { weight: 1, arbitrary: fc.constant(null) },
-  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 3, stringUnit: 'binary' }) },
-)
-
-const keyName = fc.oneof(
-  fc.constantFrom(
-    'foo',
-    'agent_id',
-    'leads',
-    'oliId',
-    'oli_id',
-    'ScheduledAt',
-    'status',
-    '',
-    '7',
-    'a.b',
-    '[0]',
-  ),
-  fc.string({ unit: 'binary', maxLength: 12 }),
-)
-
-/** A valid-looking object with one or two fields replaced, removed or added. */
-function mutated(base: fc.Arbitrary<Record<string, unknown>>, fields: string[]): fc.Arbitrary<unknown> {
-  const change = fc.tuple(
-    fc.oneof(fc.constantFrom(...fields), keyName),
-    fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 5, arbitrary: anyValue }),
-  )
-  return fc.tuple(base, fc.array(change, { minLength: 1, maxLength: 2 })).map(([object, changes]) => {
-    const out: Record<string, unknown> = { ...object }
-    for (const [key, value] of changes) {
-      if (value === undefined) delete out[key]
-      else out[key] = value
-    }
-    return out
-  })
-}
-
-const validLead = fc.record({
-  oli_id: fc.constantFrom(...SEEDED, 'FZ-NEW-1', 'FZ-NEW-2'),
-  phone_number: fc.constantFrom('9876543210', '+91 98765-43210', '(212) 555 0100 99'),
-  client_name: fc.constantFrom('Fuzz', 'Ünïcödé \u{1F600}'),
-  form_type: fc.constantFrom('hold', ''),
-  priority_id: fc.constantFrom(1, 2, 3, 8),
-})
-const LEAD_FIELDS = [
-  'oli_id',
-  'phone_number',
-  'client_name',
-  'form_type',
-  'priority_id',
-  'callback_scheduled_at',
-]
-
-const pushBody: fc.Arbitrary<unknown> = fc.oneof(
-  { weight: 4, arbitrary: mutated(validLead, LEAD_FIELDS) },
-  {
-    weight: 2,
-    arbitrary: fc
-      .array(fc.oneof(validLead, mutated(validLead, LEAD_FIELDS)), { minLength: 0, maxLength: 6 })
-      .map((leads) => ({ leads })),
-  },
-  { weight: 1, arbitrary: mutated(fc.constant({ leads: [lead({ oli_id: 'FZ-NEW-3' })] }), ['leads']) },
-  { weight: 1, arbitrary: anyValue },
-)
-
-const ticketBody = mutated(
-  fc.record({
-    oliId: fc.constantFrom(...SEEDED, 'FZ-NONE'),
-    status: fc.constantFrom('Close', 'Callback Schedule', 'callbackschedule', 'Open'),
-    scheduledAt: fc.constantFrom('2026-11-24 10:00:00', '2026-11-24T10:00:00Z', 'tomorrow'),
-  }),
-  ['oliId', 'status', 'scheduledAt'],
-)
-
-const callbackBody = mutated(
-  fc.record({
-    oliId: fc.constantFrom(...SEEDED, 'FZ-NONE'),
-    scheduledAt: fc.constantFrom('2026-11-24 10:00:00', '2026-11-24T10:00:00+05:30', ''),
-  }),
-  ['oliId', 'scheduledAt', 'ScheduledAt'],
-)
-
-/** JSON the serializer would never write: deep nesting, broken text, duplicate keys. */
-const rawText: fc.Arbitrary<string> = fc.oneof(
-  fc
-    .tuple(fc.integer({ min: 1, max: 5000 }), fc.constantFrom('array', 'object', 'leads', 'field', 'open'))
-    .map(([depth, kind]) => {
-      const arrays = '['.repeat(depth) + ']'.repeat(depth)
-      if (kind === 'array') return arrays
-      if (kind === 'object') return `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`
-      if (kind === 'leads') return `{"leads":[${arrays}]}`
-      if (kind === 'field') return JSON.stringify(lead()).replace('"hold"', arrays)
-      return '['.repeat(depth)
-    }),
-  fc.constant(`${'['.repeat(5000)}${']'.repeat(5000)}`),
-  fc.string({ unit: 'binary', maxLength: 80 }),
-  fc.constantFrom(
-    '',
-    '{',
-    '{"oli_id":"a","oli_id":1}',
-    '{"__proto__":{"ok":true}}',
-    '{"constructor":{"prototype":{"x":1}}}',
-    '\ufeff{}',
-    '{"leads":[{"oli_id":"\\ud800"}]}',
-    '"\\udfff"',
-    '1e999',
-    '-',
-    '{"a":1}garbage',
-  ),
-)
-
-// ---- headers --------------------------------------------------------------------------------
-
-const printable = fc.string({
-  unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)),
-  maxLength: 60,
-})
-
-const randomHeaders = fc.dictionary(
-  fc.oneof(
-    fc.constantFrom(
-      'content-type',
-      'accept',
-      'accept-encoding',
-      'content-encoding',
-      'x-forwarded-for',
-      'x-real-ip',
-      'x-request-id',
-      'user-agent',
-      'origin',
-      'cookie',
-      'range',
-    ),
-    fc.stringMatching(/^x-[a-z0-9-]{1,20}$/).filter((h) => !['x-api-key', 'x-access-key'].includes(h)),
-  ),
-  fc.oneof(
-    printable,
-    fc.constantFrom(
-      'application/json',
-      'application/json; charset=utf-16',
-      'text/plain',
-      'multipart/form-data; boundary=x',
-      'application/x-www-form-urlencoded',
-      'gzip',
-      '*/*',
-      '',
-    ),
-  ),
-  { maxKeys: 4 },
-)
-
-const withSecret = fc
-  .tuple(
-    randomHeaders,
-    fc.constantFrom<Record<string, string>>(
-      { authorization: `Bearer ${SECRET}` },
-      { 'x-api-key': SECRET },
-      { 'x-access-key': SECRET },
-    ),
-  )
-  .map(([headers, secret]) => ({ ...headers, ...secret }))
-
-// ---- requests -------------------------------------------------------------------------------
 
 const body = (arb: fc.Arbitrary<unknown>): fc.Arbitrary<string | undefined> =>
   fc.oneof(
@@ -301,21 +149,12 @@ const anyRequest: fc.Arbitrary<FuzzRequest> = fc.record({
   remoteAddress: fc.ipV4(),
 })
 
-// ---- the property ---------------------------------------------------------------------------
-
-async function tableState(fx: ApiFixture): Promise<string> {
-  const db = fx.database.handle.db
-  const master = await db.selectFrom('hold_dialer_master_data').selectAll().orderBy('id').execute()
-  const disposed = await db.selectFrom('hold_dialer_disposed').selectAll().orderBy('id').execute()
-  return JSON.stringify({ master, disposed })
+function describe(method: string, url: string, answer: Answer, payload: unknown): string {
+  return `${method} ${url} -> ${answer.status} ${answer.body.slice(0, 300)} (payload ${String(JSON.stringify(payload)).slice(0, 300)})`
 }
 
-function describe(req: FuzzRequest, status: number, body: string): string {
-  return `${req.method} ${req.url} -> ${status} ${body.slice(0, 300)} (payload ${JSON.stringify(req.payload?.slice(0, 200))})`
-}
-
-async function sendAndCheck(fx: ApiFixture, req: FuzzRequest): Promise<void> {
-  const before = await tableState(fx)
+async function injectAndCheck(fx: ApiFixture, req: FuzzRequest): Promise<void> {
+  const before = await tableState(fx.database.handle.db)
   const res = await fx.app.inject({
     method: req.method,
     url: req.url,
@@ -323,43 +162,125 @@ async function sendAndCheck(fx: ApiFixture, req: FuzzRequest): Promise<void> {
     remoteAddress: req.remoteAddress,
     ...(req.payload !== undefined ? { payload: req.payload } : {}),
   })
+  const answer = { status: res.statusCode, body: res.body, headers: res.headers }
   const path = req.url.split('?')[0] ?? ''
-  const healthStatus = HEALTH_URLS.has(path) && res.statusCode === 503
-  if (res.statusCode >= 500 && !healthStatus)
-    throw new Error(`server error: ${describe(req, res.statusCode, res.body)}`)
+  const problem = answerProblem(answer, { method: req.method, path, requestId: req.headers['x-request-id'] })
+  if (problem) throw new Error(`${problem}: ${describe(req.method, req.url, answer, req.payload)}`)
   if (res.statusCode >= 200 && res.statusCode < 300) return
-  if (req.method !== 'HEAD') {
-    let parsed: { ok?: unknown; error?: unknown; details?: unknown }
-    try {
-      parsed = JSON.parse(res.body)
-    } catch {
-      throw new Error(`non-JSON error body: ${describe(req, res.statusCode, res.body)}`)
-    }
-    if (parsed.ok !== false)
-      throw new Error(`error body without ok:false: ${describe(req, res.statusCode, res.body)}`)
-    // The unhealthy detailed health is checked on its own in auth.test.ts.
-    if (!healthStatus && typeof parsed.error !== 'string')
-      throw new Error(`error body without an error string: ${describe(req, res.statusCode, res.body)}`)
-    if (parsed.error === 'validation_failed') {
-      const details = parsed.details
-      const wellFormed =
-        Array.isArray(details) &&
-        details.length > 0 &&
-        details.every(
-          (d) =>
-            typeof d === 'object' &&
-            d !== null &&
-            Object.keys(d).sort().join() === 'field,message' &&
-            typeof d.field === 'string' &&
-            typeof d.message === 'string',
-        )
-      if (!wellFormed) throw new Error(`malformed details: ${describe(req, res.statusCode, res.body)}`)
-    }
-  }
-  const after = await tableState(fx)
+  const after = await tableState(fx.database.handle.db)
   if (after !== before)
-    throw new Error(`a rejected request changed the tables: ${describe(req, res.statusCode, res.body)}`)
+    throw new Error(
+      `a rejected request changed the tables: ${describe(req.method, req.url, answer, req.payload)}: ${firstDifference(before, after)}`,
+    )
 }
+
+// ---- byte and header level, over HTTP ---------------------------------------------------------
+
+interface WireRequest {
+  method: string
+  path: string
+  headers: Record<string, string | string[]>
+  body: Buffer
+  requestId: string | undefined
+}
+
+const ENCODERS: Record<string, (b: Buffer) => Buffer> = {
+  gzip: gzipSync,
+  'x-gzip': gzipSync,
+  deflate: deflateSync,
+  br: brotliCompressSync,
+}
+
+/** A valid request (`valid`) mutated: its body's bytes, its Content-Type and Content-Encoding, its headers. */
+function onTheWire(
+  method: string,
+  paths: readonly string[],
+  valid: fc.Arbitrary<unknown>,
+): fc.Arbitrary<WireRequest> {
+  return fc
+    .record({
+      path: fc.constantFrom(...paths),
+      value: valid,
+      edit: fc.option(byteEdits, { freq: 2, nil: undefined }),
+      type: fc.option(contentType, { nil: undefined }),
+      encoding: contentEncoding,
+      editEncoded: fc.option(byteEdits, { freq: 6, nil: undefined }),
+      credentials,
+      requestId,
+      extra: randomHeaders,
+      chunked: fc.boolean(),
+      client: fc.ipV4(),
+    })
+    .map((r) => {
+      let bytes: Buffer = Buffer.from(JSON.stringify(r.value))
+      if (r.edit) bytes = r.edit(bytes)
+      const encode = r.encoding === undefined ? undefined : ENCODERS[r.encoding.toLowerCase()]
+      if (encode) bytes = encode(bytes)
+      if (encode && r.editEncoded) bytes = r.editEncoded(bytes)
+      const { 'x-request-id': randomId, ...extra } = r.extra
+      const sentId = r.requestId ?? randomId
+      const headers: Record<string, string | string[]> = { ...extra, ...r.credentials }
+      if (r.type !== undefined) headers['Content-Type'] = r.type
+      if (r.encoding !== undefined) headers['Content-Encoding'] = r.encoding
+      if (sentId !== undefined) headers['X-Request-Id'] = sentId
+      // Last, so it is the nearest address whatever a random header put before it.
+      headers['X-Forwarded-For'] = r.client
+      let body = bytes
+      if (r.chunked) {
+        headers['Transfer-Encoding'] = 'chunked'
+        const half = Math.floor(bytes.length / 2)
+        const chunk = (b: Buffer) =>
+          b.length === 0 ? [] : [Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]
+        body = Buffer.concat([
+          ...chunk(bytes.subarray(0, half)),
+          ...chunk(bytes.subarray(half)),
+          Buffer.from('0\r\n\r\n'),
+        ])
+      }
+      return { method, path: r.path, headers, body, requestId: sentId }
+    })
+}
+
+const validPush = fc.oneof(
+  validLead,
+  fc.array(validLead, { minLength: 1, maxLength: 4 }).map((leads) => ({ leads })),
+)
+const validTicket = fc.record({
+  oliId: fc.constantFrom(...SEEDED),
+  status: fc.constantFrom('Close', 'Callback Schedule', ' callback  SCHEDULE '),
+  scheduledAt: fc.constantFrom('2026-11-24 10:00:00', '2026-11-24t10:00:00z', '2026-11-24T10:00:00+05:30'),
+})
+const validCallback = fc.record({
+  oliId: fc.constantFrom(...SEEDED),
+  scheduledAt: fc.constantFrom('2026-11-24 10:00:00', '2026-11-24T10:00:00Z'),
+})
+
+async function sendAndCheck(fx: ApiFixture, port: number, req: WireRequest): Promise<void> {
+  const before = await tableState(fx.database.handle.db)
+  const res = await rawRequest(port, httpText(req.method, req.path, req.headers, req.body))
+  // HTTP drops white space around a header's value before the server sees it.
+  const problem = answerProblem(res, { method: req.method, path: req.path, requestId: req.requestId?.trim() })
+  const shown = () =>
+    `${req.method} ${req.path} ${JSON.stringify(req.headers)} ${JSON.stringify(req.body.toString('latin1').slice(0, 200))} -> ${res.status} ${res.body.slice(0, 300)}`
+  if (problem) throw new Error(`${problem}: ${shown()}`)
+  if (res.status >= 200 && res.status < 300) return
+  const after = await tableState(fx.database.handle.db)
+  if (after !== before)
+    throw new Error(`a rejected request changed the tables: ${shown()}: ${firstDifference(before, after)}`)
+}
+
+/**
+ * A listening server for the HTTP runs. It trusts the test's own address as a proxy, so each
+ * request's X-Forwarded-For gives it a client address of its own and the rate limit stays out of
+ * the way of the checks.
+ */
+async function wireServer(t: Test, fx: ApiFixture): Promise<number> {
+  const ctx = { ...fx.ctx, config: { ...fx.ctx.config, trustProxy: ['127.0.0.1'] } }
+  const { port } = await listeningApp(t, ctx, { requestTimeoutMs: 2_000 })
+  return port
+}
+
+// ---- the runs ---------------------------------------------------------------------------------
 
 async function seed(fx: ApiFixture, agentId?: number): Promise<void> {
   const pin = agentId === undefined ? {} : { agent_id: agentId }
@@ -391,35 +312,40 @@ async function seed(fx: ApiFixture, agentId?: number): Promise<void> {
   if (closed.statusCode !== 200) throw new Error(`seed: ${closed.body}`)
 }
 
-const RUNS = { push: 800, ticket: 400, callback: 400, any: 800, pinned: 400 }
-
 forEachDialect(t, async (t, database) => {
   const fx = await apiFixture(t, database)
   await seed(fx)
+  const inject = (req: FuzzRequest) => injectAndCheck(fx, req)
 
-  const property = (arb: fc.Arbitrary<FuzzRequest>, numRuns: number) =>
-    fc.assert(
-      fc.asyncProperty(arb, (req) => sendAndCheck(fx, req)),
-      { numRuns, endOnFailure: true },
-    )
+  await t.test('JSON level: push endpoints', (t) => property(t, 'push', pushRequest, RUNS.push, inject))
+  await t.test('JSON level: escalated tickets', (t) =>
+    property(t, 'ticket', ticketRequest, RUNS.ticket, inject),
+  )
+  await t.test('JSON level: callback requests', (t) =>
+    property(t, 'callback', callbackRequest, RUNS.callback, inject),
+  )
+  await t.test('JSON level: any method, any path', (t) => property(t, 'any', anyRequest, RUNS.any, inject))
 
-  t.test('push endpoints', async (t) => {
-    await property(pushRequest, RUNS.push)
-    t.pass(`${RUNS.push} random pushes`)
-  })
-  t.test('escalated tickets', async (t) => {
-    await property(ticketRequest, RUNS.ticket)
-    t.pass(`${RUNS.ticket} random ticket writes`)
-  })
-  t.test('callback requests', async (t) => {
-    await property(callbackRequest, RUNS.callback)
-    t.pass(`${RUNS.callback} random callback requests`)
-  })
-  t.test('any method, any path', async (t) => {
-    await property(anyRequest, RUNS.any)
-    t.pass(`${RUNS.any} random requests`)
-  })
-  t.test('the live row was never touched', async (t) => {
+  const wire = async (t: Test, name: string, arb: fc.Arbitrary<WireRequest>, runs: number) => {
+    const port = await wireServer(t, fx)
+    await property(t, name, arb, runs, (req) => sendAndCheck(fx, port, req))
+  }
+  await t.test('bytes and headers: pushes over HTTP', (t) =>
+    wire(t, 'wire push', onTheWire('POST', ['/api/leads', '/api/master'], validPush), RUNS.wirePush),
+  )
+  await t.test('bytes and headers: tickets over HTTP', (t) =>
+    wire(t, 'wire ticket', onTheWire('PUT', ['/api/escalated-tickets'], validTicket), RUNS.wireTicket),
+  )
+  await t.test('bytes and headers: callback requests over HTTP', (t) =>
+    wire(
+      t,
+      'wire callback',
+      onTheWire('POST', ['/api/send-callback-request'], validCallback),
+      RUNS.wireCallback,
+    ),
+  )
+
+  await t.test('the live row was never touched', async (t) => {
     const row = await fx.database.handle.db
       .selectFrom('hold_dialer_master_data')
       .select(['dial_status', 'isReserved', 'reserved_by'])
@@ -437,11 +363,16 @@ forEachDialect(t, async (t, database) => {
     .executeTakeFirstOrThrow()
   await seed(fx, Number(agent.insertId))
   const pinnedLead = mutated(validLead, [...LEAD_FIELDS, 'agent_id', 'agent_id'])
-  t.test('pinned mode push', async (t) => {
-    await fc.assert(
-      fc.asyncProperty(requestTo('POST', '/api/leads', body(pinnedLead)), (req) => sendAndCheck(fx, req)),
-      { numRuns: RUNS.pinned, endOnFailure: true },
+  await t.test('pinned mode push', (t) =>
+    property(t, 'pinned push', requestTo('POST', '/api/leads', body(pinnedLead)), RUNS.pinned, (req) =>
+      injectAndCheck(fx, req),
+    ),
+  )
+  await t.test('pinned mode push over HTTP', async (t) => {
+    const port = await wireServer(t, fx)
+    const valid = validLead.map((l) => ({ ...l, agent_id: Number(agent.insertId) }))
+    await property(t, 'pinned wire push', onTheWire('POST', ['/api/leads'], valid), RUNS.wirePush, (req) =>
+      sendAndCheck(fx, port, req),
     )
-    t.pass(`${RUNS.pinned} random pinned-mode pushes`)
   })
 })

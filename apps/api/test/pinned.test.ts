@@ -33,7 +33,10 @@ forEachDialect(t, async (t, database) => {
   const agent = await addEmployee('Agent With Desk', '1001')
   const noExtension = await addEmployee('Agent Without Desk', null)
   const blankExtension = await addEmployee('Agent With Blank Desk', '')
-  const unknownAgent = agent + noExtension + blankExtension + 1000
+  const spacesExtension = await addEmployee('Agent With Spaces For A Desk', ' \t ')
+  const inactive = await addEmployee('Agent Who Left', '1009')
+  await db.updateTable('dialer_employee').set({ is_active: 0 }).where('id', '=', inactive).execute()
+  const unknownAgent = agent + noExtension + blankExtension + spacesExtension + inactive + 1000
 
   t.test('callback time with agent_id on priority 1, 2 and 3: stored as Callback, pinned', async (t) => {
     for (const priority of [1, 2, 3]) {
@@ -119,32 +122,43 @@ forEachDialect(t, async (t, database) => {
     }
   })
 
-  t.test('unknown agent_id, or an employee without an extension: 400 on agent_id', async (t) => {
-    for (const [name, agentId] of [
-      ['unknown', unknownAgent],
-      ['no extension', noExtension],
-      ['blank extension', blankExtension],
-    ] as const) {
-      for (const withTime of [false, true]) {
-        const oliId = `PIN-BADAGENT-${agentId}-${withTime}`
-        const res = await fx.push(
-          lead({
-            oli_id: oliId,
-            priority_id: 1,
-            agent_id: agentId,
-            ...(withTime ? { callback_scheduled_at: '2026-11-24 10:15:00' } : {}),
-          }),
-        )
-        t.equal(res.statusCode, 400, `${name}, with time ${withTime}`)
-        t.equal(res.json().error, 'validation_failed')
-        t.ok(
-          res.json().details.some((d: Detail) => d.field === 'agent_id'),
-          `${name}: reported on agent_id`,
-        )
-        t.equal(await countRows(fx, oliId), 0, 'nothing written')
+  t.test(
+    'unknown agent_id, an inactive employee, or one without an extension: 400 on agent_id',
+    async (t) => {
+      for (const [name, agentId] of [
+        ['unknown', unknownAgent],
+        ['no extension', noExtension],
+        ['empty extension', blankExtension],
+        ['white-space extension', spacesExtension],
+        ['inactive employee', inactive],
+      ] as const) {
+        for (const withTime of [false, true]) {
+          const oliId = `PIN-BADAGENT-${agentId}-${withTime}`
+          const res = await fx.push(
+            lead({
+              oli_id: oliId,
+              priority_id: 1,
+              agent_id: agentId,
+              ...(withTime ? { callback_scheduled_at: '2026-11-24 10:15:00' } : {}),
+            }),
+          )
+          t.equal(res.statusCode, 400, `${name}, with time ${withTime}`)
+          t.equal(res.json().error, 'validation_failed')
+          t.ok(
+            res
+              .json()
+              .details.some(
+                (d: Detail) =>
+                  d.field === 'agent_id' &&
+                  d.message === 'unknown agent_id, or the employee is inactive or has no extension',
+              ),
+            `${name}: reported on agent_id as an unknown one`,
+          )
+          t.equal(await countRows(fx, oliId), 0, 'nothing written')
+        }
       }
-    }
-  })
+    },
+  )
 
   t.test('an unknown agent_id does not let an existing row change', async (t) => {
     await fx.push(lead({ oli_id: 'PIN-KEEP', agent_id: agent }))

@@ -145,6 +145,44 @@ forEachDialect(t, async (t, database) => {
     )
   })
 
+  for (const [setting, proxy] of [
+    ['10.0.0.1', '10.0.0.1'],
+    ['10.0.0.0/8, 192.168.0.1', '10.4.5.6'],
+    ['1', '10.0.0.1'],
+  ] as const) {
+    t.test(
+      `TRUST_PROXY=${setting}: a client writing its own X-Forwarded-For cannot open new buckets`,
+      async (t) => {
+        const fx = await apiFixture(t, database, { env: { TRUST_PROXY: setting } })
+        await escalatedLead(fx, 'RL-SPOOF')
+        // The proxy appends the address it saw (203.0.113.9); whatever the client put before it is
+        // its own writing, and differs each time.
+        const spoofed = (i: number) => ({
+          ...limitedRequest(i % 2 === 0 ? 'ticket' : 'callback', 'RL-SPOOF', i),
+          remoteAddress: proxy,
+          headers: { 'x-forwarded-for': `198.51.100.${i % 250}, 203.0.113.9` },
+        })
+        t.ok(all(await send(fx, LIMIT, spoofed), 200), `${LIMIT} pass`)
+        expectRateLimited(t, await fx.call(spoofed(LIMIT)), 'the 121st, with yet another made-up address')
+        const other = await fx.call({
+          ...limitedRequest('ticket', 'RL-SPOOF'),
+          remoteAddress: proxy,
+          headers: { 'x-forwarded-for': '203.0.113.10' },
+        })
+        t.equal(other.statusCode, 200, 'another client behind the same proxy has its own bucket')
+        if (setting !== '1') {
+          // (A hop count trusts whoever is one hop away; only addresses tell a proxy from a client.)
+          const direct = await fx.call({
+            ...limitedRequest('ticket', 'RL-SPOOF'),
+            remoteAddress: '203.0.113.9',
+            headers: { 'x-forwarded-for': '198.51.100.77' },
+          })
+          t.equal(direct.statusCode, 429, 'a client that is not a trusted proxy is its own address')
+        }
+      },
+    )
+  }
+
   t.test('without TRUST_PROXY, X-Forwarded-For is ignored', async (t) => {
     const fx = await apiFixture(t, database)
     await escalatedLead(fx, 'RL-NOXFF')

@@ -540,10 +540,10 @@ forEachDialect(t, async (t, database) => {
       { field: 'agent_id', message: 'agent_id is required with callback_scheduled_at' },
     ])
     expectDetails(t, await fx.push(lead({ agent_id: 9999 })), [
-      { field: 'agent_id', message: 'unknown agent_id or the employee has no extension' },
+      { field: 'agent_id', message: 'unknown agent_id, or the employee is inactive or has no extension' },
     ])
     expectDetails(t, await fx.push(lead({ agent_id: noExtensionId })), [
-      { field: 'agent_id', message: 'unknown agent_id or the employee has no extension' },
+      { field: 'agent_id', message: 'unknown agent_id, or the employee is inactive or has no extension' },
     ])
     expectDetails(
       t,

@@ -88,8 +88,9 @@ export function openSqlite(path: string, busyTimeoutMs = 5000): BetterSqlite3.Da
   // WAL lets the API and the dialer (two processes) read while one writes; busy_timeout makes a
   // writer wait for the other's lock instead of failing. synchronous=FULL: a committed lead
   // survives a power cut, not only a process crash.
-  handle.pragma('journal_mode = WAL')
+  // busy_timeout first, so switching to WAL waits for another process's lock for as long.
   handle.pragma(`busy_timeout = ${Math.trunc(busyTimeoutMs)}`)
+  handle.pragma('journal_mode = WAL')
   handle.pragma('synchronous = FULL')
   return handle
 }

@@ -1,4 +1,9 @@
 export {
+  type AvailabilityLogger,
+  DatabaseAvailability,
+  type DatabaseAvailabilityOptions,
+} from './availability.js'
+export {
   type BatchRunner,
   type BatchSession,
   runStatement,
@@ -29,7 +34,7 @@ export { dialectOf } from './queries/dialect-of.js'
 export { isLive } from './queries/live-lead.js'
 export { MASTER_DATA_COLUMNS } from './queries/master-columns.js'
 export { takeInsertedValues } from './queries/upsert-set.js'
-export { isDuplicateKey, retryableReason } from './retryable-errors.js'
+export { isDuplicateKey, retryableReason, unavailableReason } from './retryable-errors.js'
 export type * from './tables/abandon-stats.table.js'
 export type * from './tables/call-attempt.table.js'
 export type * from './tables/disposed.table.js'
@@ -42,5 +47,6 @@ export {
   TransactionFailedError,
   type TransactionOptions,
   withBatchTransaction,
+  withRetry,
   withTransaction,
 } from './transaction.js'

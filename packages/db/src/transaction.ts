@@ -41,6 +41,15 @@ export function withTransaction<T>(
 }
 
 /**
+ * Runs `fn` (an autocommit statement or a read, outside any transaction) again on the errors
+ * `withTransaction` retries, with the same backoff: each try takes a connection from the pool, so a
+ * statement that failed on a lost connection runs again on a fresh one. `fn` must be safe to repeat.
+ */
+export function withRetry<T>(fn: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+  return retrying(fn, options)
+}
+
+/**
  * `withTransaction` for a batch session (batch.ts): the same retries, the same rule that `fn` must
  * be safe to repeat whole.
  */

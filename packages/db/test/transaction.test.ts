@@ -1,8 +1,9 @@
 import BetterSqlite3 from 'better-sqlite3'
 import { sql } from 'kysely'
+import { createConnection } from 'mysql2/promise'
 import t from 'tap'
-import { connect, retryableReason, TransactionFailedError, withTransaction } from '../src/index.js'
-import { forEachDialect } from '../src/testing/index.js'
+import { connect, retryableReason, TransactionFailedError, withRetry, withTransaction } from '../src/index.js'
+import { forEachDialect, testMysqlUrl } from '../src/testing/index.js'
 
 t.test('retryableReason: one table of retryable database errors', async (t) => {
   t.equal(retryableReason({ errno: 1213 }), 'deadlock')
@@ -14,6 +15,11 @@ t.test('retryableReason: one table of retryable database errors', async (t) => {
   t.equal(retryableReason({ code: 'SQLITE_BUSY' }), 'sqlite busy')
   t.equal(retryableReason({ code: 'SQLITE_BUSY_SNAPSHOT' }), 'sqlite busy')
   t.equal(retryableReason({ code: 'SQLITE_LOCKED' }), 'sqlite locked')
+  t.equal(retryableReason({ errno: 1317 }), 'query interrupted')
+  const closed = Object.assign(new Error("Can't add new command when connection is in closed state"), {
+    fatal: true,
+  })
+  t.equal(retryableReason(closed), 'lost connection', "mysql2's closed-state error carries no code")
   t.equal(retryableReason({ errno: 1062, code: 'ER_DUP_ENTRY' }), undefined)
   t.equal(retryableReason(new Error('x')), undefined)
   t.equal(retryableReason('text'), undefined)
@@ -82,7 +88,91 @@ forEachDialect(t, async (t, database) => {
     t.same(retries, [1, 2])
   })
 
+  t.test('withRetry runs a statement again on a retryable error, and only then', async (t) => {
+    let calls = 0
+    const value = await withRetry(
+      async () => {
+        calls++
+        if (calls < 3) throw Object.assign(new Error('lost'), { code: 'PROTOCOL_CONNECTION_LOST' })
+        return 'done'
+      },
+      { baseDelayMs: 1 },
+    )
+    t.equal(value, 'done')
+    t.equal(calls, 3)
+    const bug = new TypeError('bug')
+    await t.rejects(
+      withRetry(async () => {
+        throw bug
+      }),
+      bug,
+    )
+  })
+
   if (database.dialect === 'mysql') {
+    const admin = async () => {
+      const u = new URL(testMysqlUrl())
+      return createConnection({
+        host: u.hostname,
+        port: Number(u.port || 3306),
+        user: decodeURIComponent(u.username),
+        password: decodeURIComponent(u.password),
+      })
+    }
+    /** Kills every connection the server has open to this test database, as an operator or a fail-over would. */
+    const killPool = async () => {
+      const c = await admin()
+      const [rows] = await c.query(
+        'SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND ID <> CONNECTION_ID()',
+        [database.handle.target.database],
+      )
+      for (const row of rows as { ID: number }[])
+        await c.query(`KILL CONNECTION ${Number(row.ID)}`).catch(() => {})
+      await c.end()
+    }
+
+    t.test('a transaction whose connection is killed server-side runs again on a fresh one', async (t) => {
+      let attempts = 0
+      const reasons: string[] = []
+      const c = await admin()
+      t.teardown(() => c.end())
+      await withTransaction(
+        db,
+        async (trx) => {
+          attempts++
+          const { rows } = await sql<{ id: number }>`SELECT CONNECTION_ID() AS id`.execute(trx)
+          if (attempts === 1) await c.query(`KILL CONNECTION ${Number(rows[0]?.id)}`)
+          await trx.insertInto('dialer_employee').values(employee('after-kill')).execute()
+        },
+        { baseDelayMs: 1, onRetry: (i) => reasons.push(i.reason) },
+      )
+      t.equal(attempts, 2)
+      t.same(reasons, ['lost connection'])
+      const rows = await db
+        .selectFrom('dialer_employee')
+        .select('id')
+        .where('name', '=', 'after-kill')
+        .execute()
+      t.equal(rows.length, 1, 'written once')
+    })
+
+    t.test('a read on a pool whose connections were all killed is retried on a fresh one', async (t) => {
+      // Fill the pool with idle connections, then kill them all behind its back.
+      await Promise.all(Array.from({ length: 5 }, () => sql`SELECT SLEEP(0.01)`.execute(db)))
+      await killPool()
+      const reasons: string[] = []
+      const rows = await withRetry(() => db.selectFrom('hold_dialer_priority').select('id').execute(), {
+        baseDelayMs: 1,
+        retries: 10,
+        onRetry: (i) => reasons.push(i.reason),
+      })
+      t.ok(rows.length > 0)
+      t.ok(
+        reasons.every((r) => r === 'lost connection'),
+        reasons.join(),
+      )
+    })
+
     t.test('a real deadlock between two transactions is retried and both finish', async (t) => {
       const a = await db.insertInto('dialer_employee').values(employee('lock-a')).executeTakeFirstOrThrow()
       const b = await db.insertInto('dialer_employee').values(employee('lock-b')).executeTakeFirstOrThrow()

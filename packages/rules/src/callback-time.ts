@@ -29,11 +29,12 @@ const NAIVE_DATETIME = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/
 
 // ISO-8601 extended calendar format with a time part: `2026-05-01T10:00`, `T10:00:00`,
 // `T10:00:00.123` (ISO also allows a comma before the fraction), then optionally `Z`,
-// `+05:30`, `-0400` or `+05`. Week dates, ordinal dates and the basic format (`20260501T1000`)
-// are ISO too, but no CRM sends them and accepting them would only widen what can be
-// mistyped, so they are rejected with the same message.
+// `+05:30`, `-0400` or `+05`. `t` and `z` are accepted in lower case too, as RFC 3339
+// section 5.6 allows (DECISIONS section 3). Week dates, ordinal dates and the basic format
+// (`20260501T1000`) are ISO too, but no CRM sends them and accepting them would only widen
+// what can be mistyped, so they are rejected with the same message.
 const ISO_DATETIME =
-  /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)?$/
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/
 
 /**
  * Parses a callback time sent by a client.

@@ -4,9 +4,12 @@
 // "<VARIABLE> must be ...", which is how ConfigError words a refusal.
 import { FormatRegistry, type Static, type TSchema, Type } from '@sinclair/typebox'
 import { IANAZone } from 'luxon'
+import { isProxyAddress } from './proxy-address.js'
 
 export const IANA_TIME_ZONE_FORMAT = 'iana-time-zone'
 FormatRegistry.Set(IANA_TIME_ZONE_FORMAT, (value) => IANAZone.isValidZone(value))
+export const PROXY_ADDRESS_FORMAT = 'proxy-address'
+FormatRegistry.Set(PROXY_ADDRESS_FORMAT, isProxyAddress)
 
 /** pino's level names, `silent` included. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -100,7 +103,20 @@ export const EnvConfigSchema = Type.Object({
     secret: Type.Optional(text('a non-empty string')),
   }),
   redisUrl: Type.Optional(text('a redis:// or rediss:// URL', { pattern: '^rediss?://.+' })),
-  trustProxy: Type.Boolean({ default: false, description: 'a boolean (true/false, 1/0, yes/no)' }),
+  // Fastify's `trustProxy` forms (DECISIONS section 3): every hop, none, the nearest N hops, or the
+  // proxies' own addresses. The client is the nearest X-Forwarded-For address not trusted.
+  trustProxy: Type.Union(
+    [
+      Type.Boolean(),
+      Type.Integer({ minimum: 1, maximum: 100 }),
+      Type.Array(Type.String({ format: PROXY_ADDRESS_FORMAT }), { minItems: 1 }),
+    ],
+    {
+      default: false,
+      description:
+        'true, false, a hop count 0-100, or a comma-separated list of proxy IP addresses or CIDR ranges',
+    },
+  ),
   smtp: Type.Object({
     url: Type.Optional(text('an smtp:// or smtps:// URL', { pattern: '^smtps?://.+' })),
     from: Type.Optional(text('an e-mail address', { pattern: '@' })),

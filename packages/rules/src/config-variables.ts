@@ -34,6 +34,17 @@ const BOOLEAN_WORDS: ReadonlyMap<string, boolean> = new Map([
 
 const asBoolean = (raw: string): unknown => BOOLEAN_WORDS.get(raw.toLowerCase()) ?? raw
 
+/**
+ * TRUST_PROXY: a boolean word, a hop count (digits: `1` is one proxy, not `true`, which would trust
+ * every hop; `0` trusts none, the same as `false`), or a comma-separated list of addresses/CIDRs.
+ */
+const asTrustProxy = (raw: string): unknown => {
+  if (/^\d+$/.test(raw)) return Number(raw) === 0 ? false : Number(raw)
+  const word = BOOLEAN_WORDS.get(raw.toLowerCase())
+  if (word !== undefined) return word
+  return raw.split(',').map((part) => part.trim())
+}
+
 const asJson = (raw: string): unknown => {
   try {
     return JSON.parse(raw)
@@ -70,7 +81,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('AMI_USERNAME', ['ami', 'username'], asText),
   variable('AMI_SECRET', ['ami', 'secret'], asText, 'secret'),
   variable('REDIS_URL', ['redisUrl'], asText, 'url'),
-  variable('TRUST_PROXY', ['trustProxy'], asBoolean),
+  variable('TRUST_PROXY', ['trustProxy'], asTrustProxy),
   variable('SMTP_URL', ['smtp', 'url'], asText, 'url'),
   variable('RNR_MAIL_FROM', ['smtp', 'from'], asText),
   variable('RNR_MAIL_TO', ['smtp', 'to'], asText),

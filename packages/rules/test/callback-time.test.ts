@@ -96,11 +96,20 @@ t.test('rejected: garbage and near misses of the two formats', async (t) => {
     '2026-05-01T10:00:00+5:30',
     '20260501T100000', // ISO basic format
     '2026-W18-5T10:00', // ISO week date
-    '2026-05-01t10:00:00z',
     '2026-05-01T10:00:00 +05:30',
   ]) {
     t.equal(rejection(value), CALLBACK_TIME_FORMAT_MESSAGE, value)
   }
+})
+
+t.test('accepted: lower-case t and z (RFC 3339 section 5.6)', async (t) => {
+  t.equal(acceptedAt('2026-05-01t10:00:00z', KOLKATA), '2026-05-01T10:00:00.000Z')
+  t.equal(acceptedAt('2026-05-01t10:00:00Z', KOLKATA), '2026-05-01T10:00:00.000Z')
+  t.equal(acceptedAt('2026-05-01T10:00:00.5z', KOLKATA), '2026-05-01T10:00:00.500Z')
+  t.equal(acceptedAt('2026-05-01t10:00', KOLKATA), '2026-05-01T04:30:00.000Z', 'naive, in TIMEZONE')
+  t.equal(acceptedAt('2026-05-01t10:00+05:30', NEW_YORK), '2026-05-01T04:30:00.000Z')
+  t.equal(rejection('2026-05-01x10:00:00'), CALLBACK_TIME_FORMAT_MESSAGE)
+  t.equal(rejection('2026-05-01t10:00:00y'), CALLBACK_TIME_FORMAT_MESSAGE)
 })
 
 t.test('rejected: invalid calendar values, with their own message', async (t) => {

@@ -6,6 +6,8 @@ import { HOST, problemsOf } from './fixtures/config-helpers.js'
 
 // One refused value per rule: [variable, value, what the variable must be]. The message is
 // `<VARIABLE> must be <rule>, got "<value>"`.
+const TRUST_PROXY_RULE =
+  'true, false, a hop count 0-100, or a comma-separated list of proxy IP addresses or CIDR ranges'
 const PATTERN_RULE = 'a JSON array of non-negative integers with at least one above 0, such as [2,2,2,2]'
 const REFUSED: Array<[string, string, string]> = [
   ['DATABASE_URL', 'postgres://db/x', 'a mysql://user:pass@host:port/db or sqlite:PATH URL'],
@@ -29,8 +31,17 @@ const REFUSED: Array<[string, string, string]> = [
   ['ABANDON_RETRY_SECONDS', '5m', 'an integer 0-2147483 (seconds)'],
   ['AMI_PORT', '70000', 'an integer 1-65535'],
   ['REDIS_URL', 'localhost:6379', 'a redis:// or rediss:// URL'],
-  ['TRUST_PROXY', 'maybe', 'a boolean (true/false, 1/0, yes/no)'],
-  ['TRUST_PROXY', 'constructor', 'a boolean (true/false, 1/0, yes/no)'],
+  ['TRUST_PROXY', 'maybe', TRUST_PROXY_RULE],
+  ['TRUST_PROXY', 'constructor', TRUST_PROXY_RULE],
+  ['TRUST_PROXY', '101', TRUST_PROXY_RULE],
+  ['TRUST_PROXY', '10.0.0.1, proxy.internal', TRUST_PROXY_RULE],
+  ['TRUST_PROXY', '10.0.0.0/33', TRUST_PROXY_RULE],
+  ['TRUST_PROXY', 'fd00::/129', TRUST_PROXY_RULE],
+  ['TRUST_PROXY', 'fd00::/255.0.0.0', TRUST_PROXY_RULE],
+  ['TRUST_PROXY', 'proxy/8', TRUST_PROXY_RULE],
+  ['TRUST_PROXY', '10.0.0.0/8x', TRUST_PROXY_RULE],
+  ['TRUST_PROXY', '10.0.0.1,', TRUST_PROXY_RULE],
+  ['TRUST_PROXY', '-1', TRUST_PROXY_RULE],
   ['SMTP_URL', 'mail.example.com', 'an smtp:// or smtps:// URL'],
   ['RNR_MAIL_FROM', 'dialer', 'an e-mail address'],
   ['RNR_MAIL_TO', 'ops', 'one or more e-mail addresses, comma-separated'],

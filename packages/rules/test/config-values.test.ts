@@ -27,6 +27,10 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['AMI_SECRET', 's3cret', 's3cret'],
   ['REDIS_URL', 'rediss://:pw@cache:6380/0', 'rediss://:pw@cache:6380/0'],
   ['TRUST_PROXY', 'yes', true],
+  ['TRUST_PROXY', '2', 2],
+  ['TRUST_PROXY', '10.0.0.1', ['10.0.0.1']],
+  ['TRUST_PROXY', '10.0.0.0/8, ::1, fd00::/8,loopback', ['10.0.0.0/8', '::1', 'fd00::/8', 'loopback']],
+  ['TRUST_PROXY', '192.168.0.0/255.255.0.0', ['192.168.0.0/255.255.0.0']],
   ['SMTP_URL', 'smtps://mailer:pw@smtp.example.com', 'smtps://mailer:pw@smtp.example.com'],
   ['RNR_MAIL_FROM', 'dialer@example.com', 'dialer@example.com'],
   ['RNR_MAIL_TO', 'ops@example.com, team@example.com', 'ops@example.com, team@example.com'],
@@ -84,13 +88,21 @@ t.test('booleans accept true/false, 1/0, yes/no in any case', async (t) => {
     ['NO', false],
   ]
   for (const [word, expected] of words) {
-    t.equal(parseConfig({ TRUST_PROXY: word }, HOST).trustProxy, expected, `TRUST_PROXY=${word}`)
+    if (!/^\d$/.test(word)) {
+      t.equal(parseConfig({ TRUST_PROXY: word }, HOST).trustProxy, expected, `TRUST_PROXY=${word}`)
+    }
     t.equal(
       parseConfig({ DB_MIGRATE_ON_START: word }, HOST).dbMigrateOnStart,
       expected,
       `DB_MIGRATE_ON_START=${word}`,
     )
   }
+})
+
+t.test('TRUST_PROXY digits are a hop count: 1 trusts one proxy, not every hop; 0 trusts none', async (t) => {
+  t.equal(parseConfig({ TRUST_PROXY: '1' }, HOST).trustProxy, 1)
+  t.equal(parseConfig({ TRUST_PROXY: '0' }, HOST).trustProxy, false)
+  t.equal(parseConfig({ TRUST_PROXY: '100' }, HOST).trustProxy, 100)
 })
 
 t.test('RETRY_PATTERN defaults by CALLBACK_MODE, MAX_TRIES to the pattern sum', async (t) => {

@@ -1,10 +1,22 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 
+/** The three headers that carry the secret (the spec's Authentication). */
+const SECRET_HEADERS = ['authorization', 'x-api-key', 'x-access-key'] as const
+
+/** `Bearer <secret>`; the scheme name is case-insensitive (RFC 9110 11.1). */
+const BEARER = /^Bearer\s+(.+)$/i
+
 /**
- * Builds the shared-secret check. Both sides are hashed to 32 bytes first so `timingSafeEqual`
- * compares equal lengths and the time taken reveals neither the secret's content nor its length.
- * Every header is checked (no early exit) so the time does not depend on which one carried it.
+ * Builds the shared-secret check. Every copy of every auth header present must carry the secret
+ * (DECISIONS section 3): one wrong header, or a repeated header with one wrong copy, is refused even
+ * when another carries the right secret, so a client (or a proxy adding a header) cannot mix a
+ * guess with a valid value. Copies are read from `headersDistinct`, because Node keeps only the
+ * first of repeated `Authorization` headers in `headers`.
+ *
+ * Both sides are hashed to 32 bytes first so `timingSafeEqual` compares equal lengths and the time
+ * taken reveals neither the secret's content nor its length; every copy is compared (no early exit),
+ * so the time depends on how many were sent, not on which one was wrong.
  */
 export function secretChecker(secret: string): (request: FastifyRequest) => boolean {
   const expected = createHash('sha256').update(secret, 'utf8').digest()
@@ -15,13 +27,27 @@ export function secretChecker(secret: string): (request: FastifyRequest) => bool
     return timingSafeEqual(digest, expected) && candidate !== undefined
   }
   return (request) => {
-    const h = request.headers
-    const bearer = /^Bearer\s+(.+)$/i.exec(single(h.authorization) ?? '')?.[1]
-    const results = [matches(bearer), matches(single(h['x-api-key'])), matches(single(h['x-access-key']))]
-    return results.some(Boolean)
+    let presented = 0
+    let allMatch = true
+    for (const name of SECRET_HEADERS) {
+      for (const value of copiesOf(request, name)) {
+        presented += 1
+        const candidate = name === 'authorization' ? BEARER.exec(value)?.[1] : value
+        if (!matches(candidate)) allMatch = false
+      }
+    }
+    return presented > 0 && allMatch
   }
 }
 
-function single(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value
+/**
+ * Every copy of header `name` as sent. `app.inject` requests have no `headersDistinct`; their
+ * headers are given as a value or a list already.
+ */
+function copiesOf(request: FastifyRequest, name: string): readonly string[] {
+  const distinct = (request.raw as { headersDistinct?: Record<string, string[] | undefined> }).headersDistinct
+  if (distinct) return distinct[name] ?? []
+  const value = request.headers[name]
+  if (value === undefined) return []
+  return Array.isArray(value) ? value : [value]
 }

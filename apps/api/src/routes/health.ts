@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { fromDbTime } from '@hold-dialer/rules'
-import type { AmiStatus, ApiContext } from '../context.js'
+import type { AmiStatus, AppContext } from '../context.js'
 import { ErrorBody } from '../schemas/common.js'
 import { HealthResponse, HealthzResponse } from '../schemas/health.js'
 import { countQueuedRnrMail, listHeartbeats, selectOne } from '../sql/health-queries.js'
@@ -20,8 +20,14 @@ export function amiUp(status: AmiStatus, now: Date): boolean {
 }
 
 async function checkDb(
-  ctx: ApiContext,
+  ctx: AppContext,
 ): Promise<{ ok: boolean; latencyMs: number | null; error: string | null }> {
+  if (!ctx.availability.ready) {
+    // Still waiting for the database at start (or for its migrations): requests get 503 until then.
+    const waiting = 'not ready: waiting for the database at start'
+    const last = ctx.availability.lastError
+    return { ok: false, latencyMs: null, error: last ? `${waiting} (${last})` : waiting }
+  }
   const started = performance.now()
   let timer: NodeJS.Timeout | undefined
   try {
@@ -36,6 +42,7 @@ async function checkDb(
     ])
     return { ok: true, latencyMs: Math.round((performance.now() - started) * 10) / 10, error: null }
   } catch (error) {
+    ctx.availability.report(error)
     return { ok: false, latencyMs: null, error: (error as Error).message }
   } finally {
     clearTimeout(timer)
@@ -45,7 +52,7 @@ async function checkDb(
 const iso = (d: Date | null) => (d ? d.toISOString() : null)
 
 /** GET /healthz (public) and the detailed GET /health, GET /api/health (secret required). */
-export function publicHealthRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
+export function publicHealthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     app.get(
       '/healthz',
@@ -65,7 +72,7 @@ export function publicHealthRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
   }
 }
 
-export function detailedHealthRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
+export function detailedHealthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   return async (app) => {
     for (const url of ['/health', '/api/health']) {
       app.get(

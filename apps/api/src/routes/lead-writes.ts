@@ -1,11 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { formatLocal, parseCallbackTime } from '@hold-dialer/rules'
-import type { ApiContext } from '../context.js'
+import type { AppContext } from '../context.js'
 import { type FieldProblem, validationFailed } from '../errors.js'
 import { ErrorBody } from '../schemas/common.js'
 import { CallbackRequestBody, CallbackResponse, TicketBody, TicketResponse } from '../schemas/ticket.js'
+import { requireDatabase } from '../services/database-gate.js'
 import { closeTicket, scheduleCallback } from '../services/lead-writes.js'
-import { isWellFormedText } from '../services/text-checks.js'
+import { BLANK_MESSAGE, isBlank, isWellFormedText } from '../services/text-checks.js'
 
 const errors = {
   400: ErrorBody,
@@ -13,8 +14,10 @@ const errors = {
   404: ErrorBody,
   409: ErrorBody,
   413: ErrorBody,
+  415: ErrorBody,
   429: ErrorBody,
   500: ErrorBody,
+  503: ErrorBody,
 }
 
 /** `Close` / `Callback Schedule`, ignoring case and all white space (DECISIONS section 3). */
@@ -39,11 +42,12 @@ function parseTime(
 }
 
 function oliIdProblems(oliId: string): FieldProblem[] {
-  return isWellFormedText(oliId) ? [] : [{ field: 'oliId', message: 'must be valid Unicode text' }]
+  if (!isWellFormedText(oliId)) return [{ field: 'oliId', message: 'must be valid Unicode text' }]
+  return isBlank(oliId) ? [{ field: 'oliId', message: BLANK_MESSAGE }] : []
 }
 
 /** PUT /api/escalated-tickets and POST /api/send-callback-request (rate limited by the caller's scope). */
-export function leadWriteRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
+export function leadWriteRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const zone = ctx.config.timezone
   return async (app) => {
     app.put(
@@ -62,6 +66,7 @@ export function leadWriteRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
         if (!action) problems.push({ field: 'status', message: 'must be Close or Callback Schedule' })
         const at = action === 'callback' ? parseTime(scheduledAt, 'scheduledAt', zone, problems) : undefined
         if (problems.length > 0) throw validationFailed(problems)
+        requireDatabase(ctx)
         const now = ctx.now()
         if (action === 'close') {
           await closeTicket({ db: ctx.db.db, now }, oliId)
@@ -100,6 +105,7 @@ export function leadWriteRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
           at = parseTime(scheduledAt ?? ScheduledAt, 'scheduledAt', zone, problems)
         }
         if (problems.length > 0) throw validationFailed(problems)
+        requireDatabase(ctx)
         await scheduleCallback({ db: ctx.db.db, now: ctx.now() }, oliId, at!, { escalatedOnly: false })
         ctx.metrics.ticketWrites.inc({ action: 'callback_request' })
         return {

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { ApiContext } from '../context.js'
+import type { AppContext } from '../context.js'
 import { ApiError, validationFailed } from '../errors.js'
 import { ErrorBody } from '../schemas/common.js'
 import { type LeadInput, MAX_BATCH, PinnedLead, PoolLead, PushResponse, pushBody } from '../schemas/lead.js'
+import { requireDatabase } from '../services/database-gate.js'
 import { pushLeads } from '../services/push-leads.js'
 import { checkLeads, leadProblems } from '../services/validate-leads.js'
 import { detailsFromSchemaErrors, type SchemaError } from '../validation-details.js'
@@ -12,7 +13,7 @@ import { detailsFromSchemaErrors, type SchemaError } from '../validation-details
  * have the right type, in one 400 (DECISIONS section 3: every problem, not only the first).
  */
 async function rejectWithEveryProblem(
-  ctx: ApiContext,
+  ctx: AppContext,
   body: unknown,
   errors: readonly SchemaError[],
 ): Promise<never> {
@@ -21,6 +22,7 @@ async function rejectWithEveryProblem(
   const schemaProblems = detailsFromSchemaErrors(errors)
   const batched = typeof body === 'object' && body !== null && 'leads' in body
   const items = batched ? (body as { leads: unknown }).leads : [body]
+  if (Array.isArray(items)) requireDatabase(ctx)
   const { problems } = Array.isArray(items)
     ? await leadProblems(
         { db: ctx.db.db, mode: ctx.config.callbackMode, zone: ctx.config.timezone },
@@ -33,7 +35,7 @@ async function rejectWithEveryProblem(
 }
 
 /** POST /api/leads and POST /api/master: one handler, one lead or a batch of 1-500. */
-export function pushRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
+export function pushRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
   const body = pushBody(ctx.config.callbackMode === 'pinned' ? PinnedLead : PoolLead)
   return async (app) => {
     for (const url of ['/api/leads', '/api/master']) {
@@ -45,7 +47,15 @@ export function pushRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
           schema: {
             summary: 'Upsert one lead or a batch by oli_id',
             body,
-            response: { 201: PushResponse, 400: ErrorBody, 401: ErrorBody, 413: ErrorBody, 500: ErrorBody },
+            response: {
+              201: PushResponse,
+              400: ErrorBody,
+              401: ErrorBody,
+              413: ErrorBody,
+              415: ErrorBody,
+              500: ErrorBody,
+              503: ErrorBody,
+            },
           },
         },
         async (request, reply) => {
@@ -54,6 +64,7 @@ export function pushRoutes(ctx: ApiContext): FastifyPluginAsyncTypebox {
           const sent = request.body as LeadInput | { leads: LeadInput[] }
           const batched = 'leads' in sent
           const leads = batched ? sent.leads : [sent]
+          requireDatabase(ctx)
           const checked = await checkLeads(
             { db: ctx.db.db, mode: ctx.config.callbackMode, zone: ctx.config.timezone },
             leads,

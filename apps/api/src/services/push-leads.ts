@@ -4,9 +4,9 @@ import {
   isDuplicateKey,
   isLive,
   type NewMasterRow,
-  retryableReason,
   type TransactionOptions,
   withBatchTransaction,
+  withRetry,
 } from '@hold-dialer/db'
 import { type DialStateReset, resetForPush, toDbTime, type WorkingHours } from '@hold-dialer/rules'
 import type { PushResultType } from '../schemas/lead.js'
@@ -65,26 +65,6 @@ function rowBuilder(ctx: PushContext): (lead: CheckedLead) => NewMasterRow {
     status: 1,
     created_at: stamp,
   })
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))
-
-/**
- * Runs one autocommit statement again on a deadlock, lock wait or SQLITE_BUSY, with the same capped,
- * jittered backoff as `withTransaction` (5 retries from 20 ms, doubling, at most 1 s).
- */
-async function retryingStatement<T>(fn: () => Promise<T>, onRetry: PushContext['onRetry']): Promise<T> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      return await fn()
-    } catch (error) {
-      const reason = retryableReason(error)
-      if (reason === undefined || attempt >= 5) throw error
-      const delayMs = Math.round(Math.random() * Math.min(1000, 20 * 2 ** attempt))
-      onRetry?.({ attempt: attempt + 1, reason, delayMs, error })
-      await sleep(delayMs)
-    }
-  }
 }
 
 /**
@@ -168,7 +148,7 @@ type Status = PushResultType['status']
  * (`upsertOneLead`). Two pushes of the same `oli_id` never share a group, nor are written at once:
  * the later waits until the earlier's group has ended, so it sees the earlier as existing. Up to
  * MYSQL_WRITERS groups are written at once on MySQL, one on SQLite; if a group's transaction fails
- * after its retries, every push in it answers 500.
+ * after its retries, every push in it answers 503 `database_unavailable`.
  */
 function singleLeadGroups(db: Db): GroupCommit<SingleLead, Status> {
   /** `oli_id`s of the groups being written. */
@@ -176,7 +156,11 @@ function singleLeadGroups(db: Db): GroupCommit<SingleLead, Status> {
   const writeGroup = async (group: readonly SingleLead[]): Promise<Map<string, Status>> => {
     const only = group.length === 1 ? group[0]! : undefined
     if (only && db.dialect === 'mysql') {
-      const outcome = await retryingStatement(() => upsertOneLead(db.db, only.row), only.onRetry)
+      // One autocommit statement: run again on a fresh connection if this one is lost.
+      const outcome = await withRetry(
+        () => upsertOneLead(db.db, only.row),
+        only.onRetry ? { onRetry: only.onRetry } : {},
+      )
       if (outcome !== 'unchanged') return new Map([[only.row.oli_id, outcome]])
     }
     return writeLocked(

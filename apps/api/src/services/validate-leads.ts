@@ -5,10 +5,13 @@ import { type FieldProblem, validationFailed } from '../errors.js'
 import type { LeadInput } from '../schemas/lead.js'
 import { findEmployeesWithExtension } from '../sql/find-dialable-employees.js'
 import { loadActivePriorities } from '../sql/load-priorities.js'
-import { isWellFormedText } from './text-checks.js'
+import { BLANK_MESSAGE, isBlank, isWellFormedText } from './text-checks.js'
 
 /** Pinned mode (Mode B): a callback time is accepted only on these priorities (the spec's push rules). */
 export const PINNED_CALLBACK_PRIORITIES: ReadonlySet<number> = new Set([1, 2, 3])
+
+/** Fields that may not be only white space (the empty string is the schema's length error). */
+const BLANK_FIELDS: ReadonlySet<string> = new Set(['oli_id', 'client_name'])
 
 export interface CheckedLead {
   input: LeadInput
@@ -70,6 +73,8 @@ export async function leadProblems(
     for (const field of ['oli_id', 'client_name', 'form_type', 'phone_number', 'callback_scheduled_at']) {
       const v = str(field)
       if (v !== undefined && !isWellFormedText(v)) problem(field, 'must be valid Unicode text')
+      else if (v !== undefined && v !== '' && BLANK_FIELDS.has(field) && isBlank(v))
+        problem(field, BLANK_MESSAGE)
     }
     const oliId = str('oli_id')
     if (oliId !== undefined) {
@@ -87,7 +92,7 @@ export async function leadProblems(
 
     const agentId = ctx.mode === 'pinned' ? (int('agent_id') ?? null) : null
     if (agentId !== null && !knownAgents.has(agentId)) {
-      problem('agent_id', 'unknown agent_id or the employee has no extension')
+      problem('agent_id', 'unknown agent_id, or the employee is inactive or has no extension')
     }
 
     let callbackAt: Date | null = null

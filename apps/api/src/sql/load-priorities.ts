@@ -1,4 +1,4 @@
-import type { Database } from '@hold-dialer/db'
+import { type Database, withRetry } from '@hold-dialer/db'
 import type { Kysely } from 'kysely'
 
 export interface PriorityFlags {
@@ -8,11 +8,11 @@ export interface PriorityFlags {
 const inFlight = new WeakMap<Kysely<Database>, Promise<Map<number, PriorityFlags>>>()
 
 async function queryActivePriorities(db: Kysely<Database>): Promise<Map<number, PriorityFlags>> {
-  const rows = await db
-    .selectFrom('hold_dialer_priority')
-    .select(['id', 'is_callback'])
-    .where('is_active', '=', 1)
-    .execute()
+  // Retried like a transaction: on a lost connection this read runs again on a fresh one (it was
+  // not, and a push validated while MariaDB connections were killed answered 500).
+  const rows = await withRetry(() =>
+    db.selectFrom('hold_dialer_priority').select(['id', 'is_callback']).where('is_active', '=', 1).execute(),
+  )
   return new Map(rows.map((r) => [r.id, { isCallback: r.is_callback === 1 }]))
 }
 
