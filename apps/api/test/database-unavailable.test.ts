@@ -1,19 +1,8 @@
-import { mkdtemp, rm } from 'node:fs/promises'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { connect, DatabaseAvailability } from '@hold-dialer/db'
-import {
-  createTestDatabase,
-  recordDialectResult,
-  type TestDatabase,
-  testDialects,
-  testMysqlUrl,
-} from '@hold-dialer/db/testing'
+import { DatabaseAvailability } from '@hold-dialer/db'
+import { mysqlOutage, recordDialectResult, sqliteOutage, testDialects } from '@hold-dialer/db/testing'
 import type { LightMyRequestResponse } from 'fastify'
-import { sql } from 'kysely'
 import t, { type Test } from 'tap'
 import { type ApiFixture, apiFixture, lead, masterRow } from './fixture.js'
-import { TcpProxy } from './tcp-proxy.js'
 
 /**
  * DECISIONS section 3, "Database unavailable": while the database cannot be used a request gets
@@ -22,61 +11,6 @@ import { TcpProxy } from './tcp-proxy.js'
  * taken away for real: on SQLite another process holds the write lock, on MariaDB the connections
  * go through a relay that is cut.
  */
-
-interface Outage {
-  database: TestDatabase
-  /** Makes the database unusable for the API (it may already be). */
-  takeAway(): Promise<void>
-  giveBack(): Promise<void>
-}
-
-/** A fresh, unmigrated SQLite file the API sees locked by another process. */
-async function sqliteOutage(t: Test): Promise<Outage> {
-  const dir = await mkdtemp(join(tmpdir(), 'hd-outage-'))
-  const path = join(dir, 'outage.sqlite')
-  // The other process: its own connection to the file (in WAL mode, as every process opens it).
-  const other = connect(`sqlite:${path}`)
-  let locked = false
-  // A short busy timeout, so each try fails in milliseconds instead of the default 5 s.
-  const handle = connect(`sqlite:${path}`, { sqliteBusyTimeoutMs: 10 })
-  t.teardown(async () => {
-    if (locked) await sql`ROLLBACK`.execute(other.db)
-    await other.close()
-    await handle.close()
-    await rm(dir, { recursive: true, force: true })
-  })
-  return {
-    database: { dialect: 'sqlite', url: `sqlite:${path}`, handle, drop: async () => {} },
-    takeAway: async () => {
-      if (!locked) await sql`BEGIN IMMEDIATE`.execute(other.db)
-      locked = true
-    },
-    giveBack: async () => {
-      if (locked) await sql`COMMIT`.execute(other.db)
-      locked = false
-    },
-  }
-}
-
-/** A fresh, unmigrated MariaDB database the API reaches through a relay that starts cut. */
-async function mysqlOutage(t: Test): Promise<Outage> {
-  const real = await createTestDatabase('mysql', { migrate: false })
-  const server = new URL(testMysqlUrl())
-  const proxy = await TcpProxy.create({ host: server.hostname, port: Number(server.port || 3306) })
-  const url = new URL(real.url)
-  url.host = `127.0.0.1:${proxy.port}`
-  const handle = connect(url.toString())
-  t.teardown(async () => {
-    await proxy.down()
-    await handle.close()
-    await real.drop()
-  })
-  return {
-    database: { dialect: 'mysql', url: url.toString(), handle, drop: async () => {} },
-    takeAway: () => proxy.down(),
-    giveBack: () => proxy.up(),
-  }
-}
 
 /** Resolves once `condition` holds, checking as the event loop turns (never a fixed sleep). */
 async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {

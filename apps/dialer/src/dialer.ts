@@ -1,5 +1,5 @@
 import type { AmiClient, AmiMessage } from '@hold-dialer/ami'
-import type { Db } from '@hold-dialer/db'
+import { DatabaseAvailability, type Db } from '@hold-dialer/db'
 import { type Config, deskStateSource, isWithinWorkingHours, toDbTime } from '@hold-dialer/rules'
 import type { Logger } from 'pino'
 import { AgentTracker } from './agents/agent-tracker.js'
@@ -23,6 +23,11 @@ export interface DialerDeps {
   dialerId: string
   hostname: string
   now?: () => Date
+  /**
+   * Watches the database for the process (main.ts). A database error that means it is unavailable is
+   * reported there, which logs it once a minute, instead of at every tick of every loop.
+   */
+  availability?: DatabaseAvailability
   /** Loop periods, ms (tests shorten them). */
   timing?: Partial<DialerTiming>
 }
@@ -80,6 +85,7 @@ export class Dialer {
   #stopping = false
   #claiming: Promise<void> | undefined
   #startedAt: Date
+  readonly #availability: DatabaseAvailability
   readonly #roundWaiters: Array<{ left: number; resolve: () => void }> = []
   /** The last AMI failure logged, so a failing login is logged once, and again only when it changes. */
   #amiFailure: string | null = null
@@ -89,6 +95,8 @@ export class Dialer {
     this.#now = deps.now ?? (() => new Date())
     this.#startedAt = this.#now()
     this.#timing = { ...DEFAULT_TIMING, ...deps.timing }
+    this.#availability =
+      deps.availability ?? DatabaseAvailability.alreadyReady({ db: deps.db, log: deps.logger })
     this.#desks = new DeskStates(
       deskStateSource(deps.config.agentChannelTemplate, deps.config.agentDeviceTemplate),
       deps.logger,
@@ -130,6 +138,7 @@ export class Dialer {
         now: this.#now,
       },
       deps.logger,
+      (err) => this.#availability.report(err) !== undefined,
       (outcome) => {
         if (outcome === 'restored') this.stats.restored += 1
         else if (outcome === 'settled') this.stats.settled += 1
@@ -162,6 +171,11 @@ export class Dialer {
     this.#scheduleClaim(0)
   }
 
+  /** Logs a failed task, unless the database is unavailable (then the availability logs it). */
+  #failed(err: unknown, msg: string): void {
+    if (this.#availability.report(err) === undefined) this.#d.logger.warn({ err }, msg)
+  }
+
   #onAmiState(state: string): void {
     if (state === 'connected') {
       this.#amiFailure = null
@@ -189,6 +203,8 @@ export class Dialer {
       await new Promise((r) => setTimeout(r, 50))
     }
     await this.#settles.retry()
+    // The watch made here (none given) stops with the dialer; main.ts closes its own.
+    if (!this.#d.availability) this.#availability.close()
     await this.#heartbeat('stopped').catch((err) =>
       this.#d.logger.warn({ err }, 'last heartbeat not written'),
     )
@@ -200,7 +216,7 @@ export class Dialer {
       try {
         await fn()
       } catch (err) {
-        this.#d.logger.warn({ err }, 'periodic task failed')
+        this.#failed(err, 'periodic task failed')
       }
       if (!this.#stopping) this.#timers.push(setTimeout(run, ms))
     }
@@ -213,7 +229,7 @@ export class Dialer {
       setTimeout(() => {
         this.#claiming = this.#claimRound()
           .catch((err: Error) => {
-            this.#d.logger.warn({ err }, 'claim round failed')
+            this.#failed(err, 'claim round failed')
             return 0
           })
           .then((claimed) => {

@@ -73,7 +73,7 @@ const ami = new AmiClient({
   actionTimeoutMs: config.amiActionTimeoutMs,
   actionIdPrefix: `${dialerId}-${process.pid}`,
 })
-const dialer = new Dialer({ config, db, ami, logger, dialerId, hostname: hostname() })
+const dialer = new Dialer({ config, db, ami, logger, dialerId, hostname: hostname(), availability })
 const mailer = new RnrMailer({ db: db.db, smtp: config.smtp, logger })
 await dialer.start()
 mailer.start()

@@ -18,6 +18,8 @@ export class SettleQueue {
   constructor(
     private readonly ctx: SettleContext,
     private readonly logger: Logger,
+    /** True when the error means the database is unavailable (logged elsewhere, once a minute). */
+    private readonly unavailable: (err: unknown) => boolean,
     private readonly onWritten: (outcome: SettleOutcome | 'error') => void,
   ) {}
 
@@ -48,7 +50,8 @@ export class SettleQueue {
       })
       .catch((err: Error) => {
         this.onWritten('error')
-        this.logger.error({ lead: call.leadId, err }, 'settle failed; kept to write again')
+        const level = this.unavailable(err) ? 'debug' : 'error'
+        this.logger[level]({ lead: call.leadId, err }, 'settle failed; kept to write again')
         this.#pending.push({ call, result })
       })
       .finally(() => this.#writing.delete(job))

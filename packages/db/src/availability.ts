@@ -156,7 +156,7 @@ export class DatabaseAvailability {
         await this.#pause(false)
         if (this.#closed) return
         try {
-          await selectOne(this.#o.db)
+          await probeWrite(this.#o.db)
           this.#markUp()
         } catch (error) {
           const reason = unavailableReason(error)
@@ -213,4 +213,18 @@ export class DatabaseAvailability {
 
 async function selectOne(db: Db): Promise<void> {
   await sql`SELECT 1`.execute(db.db)
+}
+
+/**
+ * Whether the database takes writes again. On SQLite a file whose write lock another process holds
+ * still answers reads (WAL), so `SELECT 1` would call it back while every write still fails, and the
+ * log would say so at each probe; a write that changes nothing (one statement, so it cannot mix with
+ * other statements on the shared connection) needs the lock and tells. MySQL answers both or neither.
+ */
+async function probeWrite(db: Db): Promise<void> {
+  if (db.dialect === 'sqlite') {
+    await sql`UPDATE hold_dialer_schema_migrations SET id = id WHERE 0`.execute(db.db)
+  } else {
+    await selectOne(db)
+  }
 }

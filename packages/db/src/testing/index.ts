@@ -1,4 +1,6 @@
 export { forEachDialect } from './for-each-dialect.js'
+export { mysqlOutage, type Outage, sqliteOutage } from './outage.js'
+export { TcpProxy } from './tcp-proxy.js'
 export {
   createTestDatabase,
   DEFAULT_TEST_MYSQL_URL,
