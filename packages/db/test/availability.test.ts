@@ -184,7 +184,6 @@ if (testDialects().includes('mysql')) {
 
   async function waitsThenLogs(t: Test, url: string, message: RegExp): Promise<DatabaseAvailability> {
     const handle = connect(url)
-    t.teardown(() => handle.close())
     const r = recorder()
     const availability = new DatabaseAvailability({
       db: handle,
@@ -193,8 +192,14 @@ if (testDialects().includes('mysql')) {
       retryMs: 10,
       now: r.now,
     })
-    t.teardown(() => availability.close())
-    void availability.start().catch(() => {})
+    const started = availability.start().catch((err: unknown) => err)
+    // Stop the tries first and let the one under way end, then close the pool: closing it under a
+    // connect attempt to a refused port made that attempt's error surface in the teardown.
+    t.teardown(async () => {
+      availability.close()
+      await started
+      await handle.close()
+    })
     await until(() => availability.failures >= 2, 'two failed tries')
     t.equal(availability.ready, false)
     t.equal(r.warnings().length, 1)
