@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { setFlagsFromString } from 'node:v8'
-import { connect, DatabaseAvailability, type Db, describeDatabaseUrl } from '@hold-dialer/db'
+import { connectOrExit, DatabaseAvailability } from '@hold-dialer/db'
 import { ConfigError, describeConfig, parseConfig } from '@hold-dialer/rules'
 import { Redis } from 'ioredis'
 import pino from 'pino'
@@ -54,7 +54,7 @@ const logger = pino(
   pino.multistream([{ stream: process.stdout }, { level: 'warn', stream: logs }]),
 )
 
-const db = openDatabase()
+const db = connectOrExit(config.databaseUrl, logger)
 // The API starts whether or not the database answers (DECISIONS section 3): requests get 503
 // `database_unavailable` until it does, and migrations run as soon as it does. One try is awaited
 // before listening, so a database that is up is ready by the time the first request comes.
@@ -80,20 +80,6 @@ const app = await buildApp(
   },
   { logger, ...(redis ? { redis } : {}) },
 )
-
-/**
- * `connect` opens an SQLite file at once (a MySQL pool connects on first use): a file that cannot be
- * opened is a configuration error, reported in one line rather than as a stack trace.
- */
-function openDatabase(): Db {
-  try {
-    return connect(config.databaseUrl)
-  } catch (err) {
-    const { host, database } = describeDatabaseUrl(config.databaseUrl)
-    logger.fatal({ err, host, database }, `cannot open the database ${database}: ${(err as Error).message}`)
-    process.exit(2)
-  }
-}
 
 let closing = false
 async function shutdown(signal: string) {

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os'
 import { AmiClient } from '@hold-dialer/ami'
-import { connect, DatabaseAvailability, type Db, describeDatabaseUrl } from '@hold-dialer/db'
+import { connectOrExit, DatabaseAvailability } from '@hold-dialer/db'
 import { describeConfig, parseConfig } from '@hold-dialer/rules'
 import pino from 'pino'
 import { Dialer } from './dialer.js'
@@ -32,7 +32,7 @@ const logger = pino({
   redact: ['*.secret', '*.password'],
 })
 
-const db = openDatabase()
+const db = connectOrExit(config.databaseUrl, logger)
 // The dialer starts whether or not the database answers (DECISIONS section 3, "Database
 // unavailable"): it waits, logging once a minute with the host, database and the server's message,
 // migrates as soon as the database answers, and only then claims anything.
@@ -47,20 +47,6 @@ try {
   // Not an availability problem (a migration that fails, say): waiting will not fix it.
   logger.fatal({ err }, 'database start-up failed; stopping')
   process.exit(1)
-}
-
-/**
- * `connect` opens an SQLite file at once (a MySQL pool connects on first use): a file that cannot be
- * opened is a configuration error, reported in one line rather than as a stack trace.
- */
-function openDatabase(): Db {
-  try {
-    return connect(config.databaseUrl)
-  } catch (err) {
-    const { host, database } = describeDatabaseUrl(config.databaseUrl)
-    logger.fatal({ err, host, database }, `cannot open the database ${database}: ${(err as Error).message}`)
-    process.exit(2)
-  }
 }
 
 const ami = new AmiClient({

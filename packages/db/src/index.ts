@@ -29,6 +29,7 @@ export {
   migrate,
   splitStatements,
 } from './migrate.js'
+export { connectOrExit, type FatalLogger } from './open-or-exit.js'
 export { ARCHIVED_COLUMNS, archiveLead } from './queries/archive-lead.js'
 export { dialectOf } from './queries/dialect-of.js'
 export { isLive } from './queries/live-lead.js'
