@@ -172,7 +172,7 @@ for (const d of ['sqlite', 'mysql']) {
 }
 out(
   asterisk.ok
-    ? `real-Asterisk test files: ${realAsterisk.pass} passed, ${realAsterisk.fail} failed`
+    ? `real-Asterisk tap assertions: ${realAsterisk.pass} passed, ${realAsterisk.fail} failed`
     : `real-Asterisk tests: NOT RUN (${asterisk.why})`,
 )
 if (failures.length) out(`failed steps: ${failures.join(', ')}`)
