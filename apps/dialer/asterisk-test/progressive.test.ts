@@ -127,6 +127,20 @@ forEachDialect(t, async (t, database) => {
     })
   }
 
+  t.test(
+    'a FreePBX-style desk that dials the phone itself: busy is Not Connected, answered is Received',
+    async (t) => {
+      const r = await asteriskRig(t, database, asterisk, {
+        env: { AGENT_CHANNEL_TEMPLATE: 'Local/{extension}@fpbx-desk' },
+      })
+      await agent(r, '1021')
+      await r.push(lead('P-FPBX-B', '5550002021'))
+      t.match(await settled(r, 'P-FPBX-B'), { dial_status: 'Not Connected', last_dial_result: 'BUSY' })
+      await r.push(lead('P-FPBX-A', '5550001021'))
+      t.match(await settled(r, 'P-FPBX-A'), { dial_status: 'Received', last_dial_result: 'ANSWER' })
+    },
+  )
+
   t.test('a due callback is dialed and reaches the customer: Received', async (t) => {
     const r = await asteriskRig(t, database, asterisk)
     await agent(r, '1001')

@@ -332,7 +332,10 @@ export class CallTracker {
     if (!callerId) return
     const caller = this.#leg(call, callerId, header(event, 'channel'))
     if (caller.side === undefined) return
-    this.#assign(call, dest, other(caller.side))
+    // Only the originated channel dials the other party (dialer-outbound, dialer-agents). A Dial from
+    // any other channel stays on its caller's side: a FreePBX-style desk context dialing the phone
+    // (Local/1001@from-internal;2 -> PJSIP/1001), a customer route dialing on to the trunk.
+    this.#assign(call, dest, callerId === call.key ? other(caller.side) : caller.side)
     if (dest.side === 'customer') call.customerUniqueid ??= dest.uniqueid
   }
 
