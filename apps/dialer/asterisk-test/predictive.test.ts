@@ -47,6 +47,52 @@ forEachDialect(t, async (t, database) => {
     })
   }
 
+  const unreachable = [
+    { name: 'unreachable (cause 20)', number: '5550006011' },
+    { name: 'not in service (cause 1)', number: '5550007011' },
+    { name: 'unknown number (the route has no such extension)', number: '5559999011' },
+  ]
+  for (const c of unreachable) {
+    t.test(`customer ${c.name}: Not Connected with a retry, never restored to be dialed again`, async (t) => {
+      const r = await asteriskRig(t, database, asterisk, { env: PREDICTIVE })
+      await agent(r, '1001')
+      const oli = `D-UN-${c.number}`
+      await r.push(lead(oli, c.number))
+      const row = await settled(r, oli)
+      t.match(row, { dial_status: 'Not Connected', call_count: 1 })
+      t.ok(row.next_retry_at, 'a retry is scheduled')
+      t.match((await r.attempts(oli))[0], { outcome: 'Not Connected', agent_id: null })
+    })
+  }
+
+  t.test('the customer channel cannot be created: previous status restored, nothing counted', async (t) => {
+    const r = await asteriskRig(t, database, asterisk, {
+      env: { ...PREDICTIVE, CUSTOMER_CHANNEL_TEMPLATE: 'NoSuchTech/{number}' },
+    })
+    await agent(r, '1001')
+    await r.push(lead('D-FAIL', '5550001013'))
+    await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
+    const row = await r.lead('D-FAIL')
+    t.match(row, { dial_status: 'Pending', call_count: 0, isReserved: 0, reserved_by: null })
+    t.same(await r.attempts('D-FAIL'), [], 'no attempt recorded')
+  })
+
+  t.test('Not Connected until max_tries: Archived to hold_dialer_disposed', async (t) => {
+    const r = await asteriskRig(t, database, asterisk, {
+      env: { ...PREDICTIVE, RETRY_SECONDS: '0', MAX_TRIES: '2' },
+    })
+    await agent(r, '1001')
+    await r.push(lead('D-MAX', '5550002013'))
+    await r.until('archived', async () => (await r.lead('D-MAX')) === undefined, 60_000)
+    const archived = await database.handle.db
+      .selectFrom('hold_dialer_disposed')
+      .selectAll()
+      .where('oli_id', '=', 'D-MAX')
+      .executeTakeFirst()
+    t.match(archived, { disposed_reason: 'max_tries', call_count: 2 })
+    t.equal((await r.attempts('D-MAX')).length, 2, 'two attempts, both busy')
+  })
+
   t.test('a due callback sits in the overdial pool: dialed, answered, connected: Received', async (t) => {
     const r = await asteriskRig(t, database, asterisk, { env: PREDICTIVE })
     await agent(r, '1001')

@@ -63,12 +63,17 @@ export function callResult(
             outcome: 'Abandoned',
             why: 'answered, no agent connected before the customer left or the hold timeout',
           }
-      : customerOutcome({
-          answered: false,
-          dialStatus: call.dialStatus,
-          originateReason: call.originateResponse?.reason,
-          hangupCause: cause,
-        })
+      : call.originateResponse?.reason === 0 && customer.length > 0
+        ? // The customer's channel was created and its call failed at once (an unknown number on a
+          // Local route, a trunk that refused it): the number was dialed and not reached. Restoring
+          // it, as a channel that could not be created is, would dial it again forever.
+          { outcome: 'Not Connected', why: 'Reason 0 after the channel was created: could not be dialed' }
+        : customerOutcome({
+            answered: false,
+            dialStatus: call.dialStatus,
+            originateReason: call.originateResponse?.reason,
+            hangupCause: cause,
+          })
   } else if (call.originateResponse?.success === false) {
     // Progressive: the Originate rang the agent's desk and failed; the customer was never dialed.
     const reason = call.originateResponse.reason
