@@ -1,13 +1,27 @@
 import { header } from '@hold-dialer/ami'
 import { forEachDialect } from '@hold-dialer/db/testing'
-import { toDbTime } from '@hold-dialer/rules'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import { lead } from '../test/harness.js'
 import { agent, asteriskRig, memoryLogger, settled, startAsterisk } from './testbed.js'
 
 // Agent readiness from Asterisk's own device states: a desk Asterisk never listed, a custom device
 // state, and a hint (AGENT_DEVICE_TEMPLATE).
 const asterisk = await startAsterisk(t)
+
+/**
+ * Asserts that the desk's channel was created only after Asterisk announced the desk idle: both are
+ * events on the one recording connection, in Asterisk's own order.
+ */
+function dialedOnlyAfterIdle(t: Test, from: number, extension: string, device: string) {
+  const events = asterisk.events.slice(from)
+  const idle = events.findIndex(
+    (e) => e.event === 'DeviceStateChange' && e.device === device && e.state === 'NOT_INUSE',
+  )
+  const dialed = events.findIndex(
+    (e) => e.event === 'Newchannel' && String(e.channel).startsWith(`Local/${extension}@agents`),
+  )
+  t.ok(idle >= 0 && dialed > idle, `the desk was rung only after ${device} became NOT_INUSE`)
+}
 
 forEachDialect(t, async (t, database) => {
   t.test(
@@ -31,17 +45,14 @@ forEachDialect(t, async (t, database) => {
       env: { AGENT_DEVICE_TEMPLATE: 'Custom:desk{extension}' },
     })
     await agent(r, '1012')
+    const from = asterisk.events.length
     await r.push(lead('S-CUSTOM', '5550001042'))
-    // The claim loop runs every 30 ms; give it many rounds with the desk in use before freeing it.
-    await r.until(
-      'the dialer ran claim rounds',
-      () => r.dialer.stats.claims === 0 && r.ami.state === 'connected',
-    )
-    const freedAt = toDbTime(new Date())
+    // Whole claim rounds with the desk in use (each one saw the lead and the desk) before freeing it.
+    await r.dialer.claimRounds(3)
+    t.equal(r.dialer.stats.claims, 0, 'nothing claimed while the desk was in use')
     await asterisk.setCustomDeviceState('desk1012', 'NOT_INUSE')
     t.match(await settled(r, 'S-CUSTOM'), { dial_status: 'Received' })
-    const [attempt] = await r.attempts('S-CUSTOM')
-    t.ok(String(attempt?.started_at) >= freedAt, 'not dialed while the desk was in use')
+    dialedOnlyAfterIdle(t, from, '1012', 'Custom:desk1012')
   })
 
   t.test('a desk Asterisk knows nothing about: one warning, not dialed until it has a state', async (t) => {
@@ -53,16 +64,17 @@ forEachDialect(t, async (t, database) => {
       logger,
     })
     await agent(r, ext)
+    const from = asterisk.events.length
     await r.push(lead('S-UNKNOWN', '5550001043'))
-    await r.until('the warning', () =>
-      lines.some((l) => String(l.msg).startsWith('Asterisk reports no usable state')),
-    )
-    const warned = lines.filter((l) => String(l.msg).startsWith('Asterisk reports no usable state'))
-    t.match(warned, [{ extension: ext, desk: `Custom:desk${ext}` }])
-    const freedAt = toDbTime(new Date())
+    const warning = 'Asterisk does not know this desk'
+    await r.until('the warning', () => lines.some((l) => String(l.msg).startsWith(warning)))
+    await r.dialer.claimRounds(3)
+    const warned = lines.filter((l) => String(l.msg).startsWith(warning))
+    t.match(warned, [{ extension: ext, desk: `Custom:desk${ext}`, state: 'UNKNOWN' }])
+    t.equal(r.dialer.stats.claims, 0, 'nothing claimed for a desk in an unknown state')
     await asterisk.setCustomDeviceState(`desk${ext}`, 'NOT_INUSE')
     t.match(await settled(r, 'S-UNKNOWN'), { dial_status: 'Received' })
-    t.ok(String((await r.attempts('S-UNKNOWN'))[0]?.started_at) >= freedAt, 'dialed only after')
+    dialedOnlyAfterIdle(t, from, ext, `Custom:desk${ext}`)
   })
 
   t.test("hint:{extension}@desks: the hint's state decides (ExtensionStatus)", async (t) => {
@@ -71,14 +83,12 @@ forEachDialect(t, async (t, database) => {
       env: { AGENT_DEVICE_TEMPLATE: 'hint:{extension}@desks' },
     })
     await agent(r, '1009')
+    const from = asterisk.events.length
     await r.push(lead('S-HINT', '5550001044'))
-    await r.until('connected', () => r.ami.state === 'connected')
-    const freedAt = toDbTime(new Date())
+    await r.dialer.claimRounds(3)
+    t.equal(r.dialer.stats.claims, 0, 'nothing claimed while the hint said busy')
     await asterisk.setCustomDeviceState('desk1009', 'NOT_INUSE')
     t.match(await settled(r, 'S-HINT'), { dial_status: 'Received' })
-    t.ok(
-      String((await r.attempts('S-HINT'))[0]?.started_at) >= freedAt,
-      'not dialed while the hint said busy',
-    )
+    dialedOnlyAfterIdle(t, from, '1009', 'Custom:desk1009')
   })
 })

@@ -133,9 +133,14 @@ forEachDialect(t, async (t, database) => {
       const { logger, lines } = memoryLogger()
       const r = await asteriskRig(t, database, asterisk, { env: PREDICTIVE, logger })
       await agent(r, '3001')
+      const from = asterisk.events.length
       await r.push(lead('D-HOLD', '5550009011'))
       const row = await settled(r, 'D-HOLD', 60_000)
       t.match(row, { dial_status: 'Abandoned', call_count: 1 })
+      const rings = asterisk.events
+        .slice(from)
+        .filter((e) => e.event === 'DialBegin' && String(e.destchannel ?? '').startsWith('Local/3001@agents'))
+      t.equal(rings.length, 1, 'the busy desk is not tried again within the agent rest (10 s > hold timeout)')
       t.notOk(
         lines.some((l) => l.msg === 'redirect to agent failed'),
         'every Redirect named a live customer channel',

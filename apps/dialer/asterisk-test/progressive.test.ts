@@ -113,8 +113,17 @@ forEachDialect(t, async (t, database) => {
       const r = await asteriskRig(t, database, asterisk)
       await agent(r, a.extension)
       const oli = `P-AG-${a.extension}`
+      const from = asterisk.events.length
       await r.push(lead(oli, '5550002003'))
       await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
+      await r.push(lead(`${oli}-2`, '5550002004'))
+      await r.dialer.claimRounds(3)
+      const rung = asterisk.events
+        .slice(from)
+        .filter(
+          (e) => e.event === 'Newchannel' && String(e.channel).startsWith(`Local/${a.extension}@agents`),
+        )
+      t.equal(rung.length, 2, 'the desk (both Local halves) rung once: the agent rests before another lead')
       const row = await r.lead(oli)
       t.match(row, { dial_status: 'Pending', call_count: 0, isReserved: 0, reserved_by: null, isRnrSent: 0 })
       t.equal((await r.attempts(oli)).length, 0, 'no attempt counted against the customer')

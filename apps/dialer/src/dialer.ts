@@ -2,7 +2,7 @@ import type { AmiClient, AmiMessage } from '@hold-dialer/ami'
 import { DatabaseAvailability, type Db } from '@hold-dialer/db'
 import { type Config, deskStateSource, isWithinWorkingHours, toDbTime } from '@hold-dialer/rules'
 import type { Logger } from 'pino'
-import { AgentTracker } from './agents/agent-tracker.js'
+import { AGENT_REST_MS, AgentTracker } from './agents/agent-tracker.js'
 import { DeskStates } from './agents/desk-states.js'
 import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tracker.js'
 import { progressiveOriginate } from './calls/originate.js'
@@ -78,10 +78,16 @@ export class Dialer {
   readonly #calls: CallTracker
   readonly #settles: SettleQueue
   readonly #cooldown = new Map<number, number>()
-  readonly #timers: NodeJS.Timeout[] = []
+  /** Pending timers, each removed when it fires (a daemon runs for months: the set must not grow). */
+  readonly #timers = new Set<NodeJS.Timeout>()
   #dialable: number[] = []
   readonly #predictive: PredictiveEngine | undefined
   #synced = false
+  /** The sync under way; `#syncAgain`: a login came during it, so it runs once more after. */
+  #syncRun: Promise<void> | undefined
+  #syncAgain = false
+  /** The last sync failure logged at warn: the same one again is logged at debug. */
+  #syncFailure: string | null = null
   #stopping = false
   #claiming: Promise<void> | undefined
   #startedAt: Date
@@ -197,6 +203,7 @@ export class Dialer {
   async stop(graceMs = 10_000): Promise<void> {
     this.#stopping = true
     for (const t of this.#timers) clearTimeout(t)
+    this.#timers.clear()
     await this.#claiming
     const deadline = Date.now() + graceMs
     while ((this.#calls.size > 0 || this.#settles.busy) && Date.now() < deadline) {
@@ -210,6 +217,16 @@ export class Dialer {
     )
   }
 
+  /** Runs `fn` after `ms`, unless the dialer stops first. */
+  #after(ms: number, fn: () => void): void {
+    if (this.#stopping) return
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer)
+      fn()
+    }, ms)
+    this.#timers.add(timer)
+  }
+
   #every(ms: number, fn: () => Promise<unknown>): void {
     const run = async () => {
       if (this.#stopping) return
@@ -218,26 +235,23 @@ export class Dialer {
       } catch (err) {
         this.#failed(err, 'periodic task failed')
       }
-      if (!this.#stopping) this.#timers.push(setTimeout(run, ms))
+      this.#after(ms, run)
     }
-    this.#timers.push(setTimeout(run, ms))
+    this.#after(ms, run)
   }
 
   #scheduleClaim(ms: number): void {
-    if (this.#stopping) return
-    this.#timers.push(
-      setTimeout(() => {
-        this.#claiming = this.#claimRound()
-          .catch((err: Error) => {
-            this.#failed(err, 'claim round failed')
-            return 0
-          })
-          .then((claimed) => {
-            if (this.#synced) this.#roundDone()
-            this.#scheduleClaim(claimed > 0 ? 0 : this.#timing.claimIdleMs)
-          })
-      }, ms),
-    )
+    this.#after(ms, () => {
+      this.#claiming = this.#claimRound()
+        .catch((err: Error) => {
+          this.#failed(err, 'claim round failed')
+          return 0
+        })
+        .then((claimed) => {
+          if (this.#synced) this.#roundDone()
+          this.#scheduleClaim(claimed > 0 ? 0 : this.#timing.claimIdleMs)
+        })
+    })
   }
 
   /**
@@ -359,6 +373,9 @@ export class Dialer {
     // A lead whose call was never placed is not offered again at once: a PBX that refuses every
     // originate must not turn into a tight claim/restore loop.
     if (result.outcome === 'Failed') this.#cooldown.set(call.leadId, this.#now().getTime())
+    if (call.mode !== 'predictive' && call.agent && call.originateResponse?.success === false) {
+      this.#agents.rest(call.agent.id, AGENT_REST_MS)
+    }
     if (call.mode === 'predictive' && this.#predictive) {
       this.#predictive.onFinished(call, result).catch((err: Error) => {
         this.#d.logger.warn({ err }, 'governor count not written')
@@ -421,7 +438,27 @@ export class Dialer {
    * At each AMI login: learn the desks' states, then settle, follow or release this dialer's calls and
    * reservations (calls/reconcile.ts).
    */
-  async #sync(): Promise<void> {
+  /**
+   * Runs a sync now, or once more after the one under way (a login came during it): never two at once,
+   * which would adopt or release the same reservation twice.
+   */
+  #sync(): Promise<void> {
+    if (this.#syncRun) {
+      this.#syncAgain = true
+      return this.#syncRun
+    }
+    this.#syncRun = (async () => {
+      do {
+        this.#syncAgain = false
+        await this.#syncOnce()
+      } while (this.#syncAgain && !this.#stopping && this.#d.ami.state === 'connected')
+    })().finally(() => {
+      this.#syncRun = undefined
+    })
+    return this.#syncRun
+  }
+
+  async #syncOnce(): Promise<void> {
     try {
       await this.#desks.sync(this.#d.ami, this.#extensions())
       await reconcileAfterLogin({
@@ -436,17 +473,21 @@ export class Dialer {
         now: this.#now,
       })
       this.#synced = true
+      if (this.#syncFailure !== null) this.#d.logger.info('AMI sync succeeded after failing')
+      this.#syncFailure = null
     } catch (err) {
       // A PBX still starting can accept the login and fail the lists; the connection then stays up,
       // so waiting for the next login would leave calls unsettled and agents unclaimed: try again.
-      this.#d.logger.warn({ err }, 'AMI sync failed; trying again in a second')
-      if (!this.#stopping) {
-        this.#timers.push(
-          setTimeout(() => {
-            if (this.#d.ami.state === 'connected' && !this.#synced) void this.#sync()
-          }, SYNC_RETRY_MS),
-        )
+      // The same failure every second is logged once at warn, then at debug.
+      const why = err instanceof Error ? err.message : String(err)
+      if (this.#availability.report(err) === undefined) {
+        if (why === this.#syncFailure) this.#d.logger.debug({ err }, 'AMI sync failed again')
+        else this.#d.logger.warn({ err }, 'AMI sync failed; trying again every second')
       }
+      this.#syncFailure = why
+      this.#after(SYNC_RETRY_MS, () => {
+        if (this.#d.ami.state === 'connected' && !this.#synced) void this.#sync()
+      })
     }
   }
 

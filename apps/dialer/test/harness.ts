@@ -28,6 +28,11 @@ export interface Rig {
   until(what: string, check: () => Promise<boolean> | boolean, timeoutMs?: number): Promise<void>
   startDialer(): Promise<void>
   stopDialer(): Promise<void>
+  /**
+   * Drops this dialer as a crash would (calls left live and unsettled, its reservations kept) and
+   * starts a new one with the same DIALER_ID; `dialer` and `ami` are the new ones.
+   */
+  restartDialer(): Promise<void>
 }
 
 export interface RigOptions {
@@ -92,32 +97,36 @@ export async function rig(
   })
   t.teardown(() => api.close())
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' })
-  const ami = new AmiClient({
-    host: '127.0.0.1',
-    port: target.port,
-    username: target.username,
-    secret: target.secret,
-    events: true,
-    reconnectBaseMs: 20,
-    reconnectMaxMs: 200,
-  })
-  const dialer = new Dialer({
-    config,
-    db: database.handle,
-    ami,
-    logger,
-    dialerId: 'dialer-test',
-    hostname: 'test-host',
-    now: clock.now,
-    timing: {
-      claimIdleMs: 30,
-      rosterMs: 50,
-      staleMs: 200,
-      expireMs: 50,
-      settleRetryMs: 100,
-      ...options.timing,
-    },
-  })
+  const connect = () => {
+    const ami = new AmiClient({
+      host: '127.0.0.1',
+      port: target.port,
+      username: target.username,
+      secret: target.secret,
+      events: true,
+      reconnectBaseMs: 20,
+      reconnectMaxMs: 200,
+    })
+    const dialer = new Dialer({
+      config,
+      db: database.handle,
+      ami,
+      logger,
+      dialerId: 'dialer-test',
+      hostname: 'test-host',
+      now: clock.now,
+      timing: {
+        claimIdleMs: 30,
+        rosterMs: 50,
+        staleMs: 200,
+        expireMs: 50,
+        settleRetryMs: 100,
+        ...options.timing,
+      },
+    })
+    return { ami, dialer }
+  }
+  const { ami, dialer } = connect()
   let running = false
   const r: Rig = {
     api,
@@ -183,14 +192,23 @@ export async function rig(
     },
     async startDialer() {
       running = true
-      await dialer.start()
-      await ami.start()
+      await r.dialer.start()
+      await r.ami.start()
     },
     async stopDialer() {
       if (!running) return
       running = false
-      await dialer.stop(2000)
-      await ami.close()
+      await r.dialer.stop(2000)
+      await r.ami.close()
+    },
+    async restartDialer() {
+      if (running) {
+        running = false
+        await r.dialer.stop(0)
+        await r.ami.close()
+      }
+      Object.assign(r, connect())
+      await r.startDialer()
     },
   }
   t.teardown(() => r.stopDialer())

@@ -14,7 +14,8 @@ export type DeskStateSource =
 
 /**
  * AGENT_DEVICE_TEMPLATE when set; otherwise the device of AGENT_CHANNEL_TEMPLATE's channel, as
- * Asterisk names it: a Local channel's device keeps `@context` (`Local/1001@agents`), any other
+ * Asterisk names it: a Local channel's device keeps `@context` and drops its options
+ * (`Local/1001@agents/n` -> `Local/1001@agents`), any other
  * technology's device drops the dial string's `@...` part (`PJSIP/1001@desk` -> `PJSIP/1001`).
  */
 export function deskStateSource(agentChannelTemplate: string, agentDeviceTemplate?: string): DeskStateSource {
@@ -27,7 +28,9 @@ export function deskStateSource(agentChannelTemplate: string, agentDeviceTemplat
 }
 
 function defaultDeviceTemplate(channelTemplate: string): string {
-  if (channelTemplate.toLowerCase().startsWith('local/')) return channelTemplate
+  // A Local dial string's options (`Local/1001@from-internal/n`) are not part of the device's name.
+  if (channelTemplate.toLowerCase().startsWith('local/'))
+    return channelTemplate.split('/').slice(0, 2).join('/')
   return channelTemplate.replace(/@.*$/, '')
 }
 

@@ -10,6 +10,8 @@ t.test('the default device follows AGENT_CHANNEL_TEMPLATE as Asterisk names devi
     template: 'Local/{extension}@from-internal',
   })
   t.equal(deskKey(deskStateSource('Local/{extension}@agents'), '1001'), 'Local/1001@agents')
+  // ...and drops the dial string's options, which are no part of the device's name.
+  t.equal(deskKey(deskStateSource('Local/{extension}@from-internal/n'), '1001'), 'Local/1001@from-internal')
   t.equal(deskKey(deskStateSource('PJSIP/{extension}'), '1001'), 'PJSIP/1001')
 })
 

@@ -4,6 +4,12 @@ import type { RosterRow } from '../sql/agents.js'
 /** An agent's panel must have been seen within this window to count as present (DECISIONS section 5). */
 export const PANEL_FRESH_MS = 30_000
 
+/**
+ * An agent whose desk did not take a call (progressive: the Originate to the desk failed; predictive:
+ * the desk was busy or did not answer a waiting customer) is not offered another for this long.
+ */
+export const AGENT_REST_MS = 10_000
+
 export interface Agent {
   id: number
   name: string
@@ -19,6 +25,8 @@ export interface Agent {
  */
 export class AgentTracker {
   #roster: RosterRow[] = []
+  /** Agents resting after their desk failed a call, until a `performance.now()` time. */
+  readonly #resting = new Map<number, number>()
 
   /** `deskState`: the desk's state as Asterisk last reported it (DeskStates.state). */
   constructor(private readonly deskState: (extension: string) => string | undefined) {}
@@ -31,11 +39,29 @@ export class AgentTracker {
     return this.deskState(extension)
   }
 
+  /**
+   * The agent's desk just refused or missed a call (busy, no answer): not offered another for `ms`.
+   * A desk that reports itself idle while refusing (Busy(), DND, a phone off the hook) would otherwise
+   * be rung again at every claim or bridging pass, and a waiting customer sent to it over and over.
+   * Real time, not the dialer's clock: it is about the desk, not working hours.
+   */
+  rest(agentId: number, ms: number): void {
+    this.#resting.set(agentId, performance.now() + ms)
+  }
+
+  resting(agentId: number): boolean {
+    const until = this.#resting.get(agentId)
+    if (until === undefined) return false
+    if (until > performance.now()) return true
+    this.#resting.delete(agentId)
+    return false
+  }
+
   available(now: Date, busyHere: ReadonlySet<number>): Agent[] {
     const out: Agent[] = []
     for (const r of this.#roster) {
       if (!r.extension || r.is_active !== 1 || r.presence !== 'ready') continue
-      if (r.on_call_by !== null || busyHere.has(r.id)) continue
+      if (r.on_call_by !== null || busyHere.has(r.id) || this.resting(r.id)) continue
       if (!r.panel_seen_at || now.getTime() - fromDbTime(r.panel_seen_at).getTime() > PANEL_FRESH_MS) continue
       if (r.wrap_until && fromDbTime(r.wrap_until).getTime() > now.getTime()) continue
       if (this.deviceState(r.extension) !== 'NOT_INUSE') continue

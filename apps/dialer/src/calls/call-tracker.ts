@@ -76,6 +76,8 @@ export interface LiveChannel {
   uniqueid: string
   name: string
   up: boolean
+  /** The bridge it is in (CoreShowChannel `BridgeId`), when it is in one. */
+  bridgeId?: string
 }
 
 /** The DIALSTATUS a failed Originate's Reason stands for (main/pbx.c), when no DialEnd said it. */
@@ -139,21 +141,30 @@ export class CallTracker {
   }
 
   /**
-   * Follows a call of a previous run from CoreShowChannels: the originated channel and its Local half
-   * are on the originated side, every other channel of the call on the other.
+   * Follows a call of a previous run from CoreShowChannels. The originated channel and its Local half
+   * are on the originated side, and so is a channel bridged to that half (a desk context dialing the
+   * desk's phone, `Local/1001@from-internal;2` -> `PJSIP/1001`, with its own Local half): the other
+   * party is dialed from the originated channel itself. Every other channel is the other side.
+   * Predictive: a customer talking to an agent is connected; one answered with no agent is queued
+   * for one again.
    */
   adopt(start: CallStart, channels: LiveChannel[]): TrackedCall {
     const call = this.add(start, true)
-    const originated = channels.find((c) => c.uniqueid === start.key)
-    const base = originated ? channelBase(originated.name) : undefined
     const own = this.#originatedSide(call)
+    const ownIds = originatedParty(start.key, channels)
     for (const c of channels) {
-      const side = c.uniqueid === start.key || channelBase(c.name) === base ? own : other(own)
+      const side = ownIds.has(c.uniqueid) ? own : other(own)
       call.legs.set(c.uniqueid, { uniqueid: c.uniqueid, name: c.name, side, up: c.up, hungUp: false })
       if (side === 'customer') {
         call.customerUniqueid ??= c.uniqueid
         if (c.up) call.answeredAt ??= this.now()
       }
+    }
+    if (call.mode === 'predictive' && call.answeredAt) {
+      const agentLegs = [...call.legs.values()].filter((l) => l.side === 'agent')
+      if (agentLegs.some((l) => l.up)) call.bridgedAt = call.answeredAt
+      if (agentLegs.length > 0) call.redirected = true
+      else this.hooks.onAnswered?.(call)
     }
     return call
   }
@@ -396,6 +407,20 @@ export class CallTracker {
     this.#byAction.delete(call.actionId)
     this.onFinished(call, callResult(call, this.now(), forced, note))
   }
+}
+
+/** The originated channel, its Local half, and what is bridged to that half, with their Local halves. */
+function originatedParty(key: string, channels: LiveChannel[]): Set<string> {
+  const originated = channels.find((c) => c.uniqueid === key)
+  if (!originated) return new Set([key])
+  const base = channelBase(originated.name)
+  const halves = channels.filter((c) => channelBase(c.name) === base)
+  const bridges = new Set(
+    halves.filter((c) => c.uniqueid !== key && c.bridgeId).map((c) => c.bridgeId as string),
+  )
+  const bridged = channels.filter((c) => c.bridgeId && bridges.has(c.bridgeId) && !halves.includes(c))
+  const bases = new Set([base, ...bridged.map((c) => channelBase(c.name))])
+  return new Set(channels.filter((c) => bases.has(channelBase(c.name))).map((c) => c.uniqueid))
 }
 
 function other(side: Side): Side {

@@ -63,15 +63,18 @@ function adopt(d: ReconcileDeps, leadId: number, oliId: string, legs: AmiMessage
     uniqueid: header(l, 'uniqueid') ?? '',
     name: header(l, 'channel') ?? '',
     up: header(l, 'channelstate') === '6' || header(l, 'channelstatedesc') === 'Up',
+    bridgeId: header(l, 'bridgeid') || undefined,
   }))
-  // Progressive: the originated channel is the agent's desk (`PJSIP/1001-0000002a`,
-  // `Local/1001@agents-00000003;1`). Predictive: the agent is found when the call settles.
+  // The agent's desk is a channel named by AGENT_CHANNEL_TEMPLATE (`PJSIP/1001-0000002a`,
+  // `Local/1001@agents-00000003;1`): in progressive mode the originated one, in predictive mode the one
+  // the customer was sent to (none while the customer is on hold).
   const template = d.config.agentChannelTemplate
-  const desk = channels.find((c) => c.uniqueid === key)?.name.toLowerCase()
-  const agent =
-    d.config.dialMode === 'progressive'
-      ? d.agents.all().find((a) => desk?.startsWith(`${agentChannel(template, a.extension).toLowerCase()}-`))
-      : undefined
+  const names = (
+    d.config.dialMode === 'progressive' ? channels.filter((c) => c.uniqueid === key) : channels
+  ).map((c) => c.name.toLowerCase())
+  const agent = d.agents
+    .all()
+    .find((a) => names.some((n) => n.startsWith(`${agentChannel(template, a.extension).toLowerCase()}-`)))
   const now = d.now()
   const deadline = new Date(now.getTime() + d.config.callTimeoutSeconds * 1000)
   d.calls.adopt(
