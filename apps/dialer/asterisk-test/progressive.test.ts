@@ -137,6 +137,24 @@ forEachDialect(t, async (t, database) => {
   }
 
   t.test(
+    'a desk context whose Local pair Asterisk optimises out mid-call: hung up by the customer',
+    async (t) => {
+      const r = await asteriskRig(t, database, asterisk, {
+        env: { AGENT_CHANNEL_TEMPLATE: 'Local/{extension}@fpbx-desk' },
+      })
+      await agent(r, '1022')
+      const from = asterisk.events.length
+      await r.push(lead('P-OPT', '5550011022'))
+      const row = await settled(r, 'P-OPT')
+      t.ok(
+        asterisk.events.slice(from).some((e) => e.event === 'LocalOptimizationBegin'),
+        "Asterisk optimised the desk context's Local pair out",
+      )
+      t.match(row, { dial_status: 'Received', hangup_by: 'customer', hangup_cause: '16 Normal Clearing' })
+    },
+  )
+
+  t.test(
     'a FreePBX-style desk that dials the phone itself: busy is Not Connected, answered is Received',
     async (t) => {
       const r = await asteriskRig(t, database, asterisk, {

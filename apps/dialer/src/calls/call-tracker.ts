@@ -36,6 +36,11 @@ export interface Leg {
   hangupOrder?: number
   cause?: number
   causeTxt?: string
+  /**
+   * A Local half Asterisk is taking out of the path (LocalOptimizationBegin): its hangup is the
+   * optimisation, not a party hanging up.
+   */
+  optimisedOut?: boolean
 }
 
 export interface TrackedCall extends CallStart {
@@ -192,6 +197,10 @@ export class CallTracker {
     const name = header(event, 'event')?.toLowerCase()
     if (name === 'originateresponse') {
       this.#originateResponse(event)
+      return
+    }
+    if (name === 'localoptimizationbegin') {
+      this.#optimisation(event)
       return
     }
     const linked = header(event, 'linkedid') ?? header(event, 'destlinkedid')
@@ -373,10 +382,30 @@ export class CallTracker {
     }
   }
 
+  /**
+   * A Local pair bridged on both halves is optimised out (core_local.c): both halves hang up while
+   * the parties talk on, directly bridged. Those hangups say nothing of who ended the call. (The
+   * LocalOptimizationEnd that follows is not read: Asterisk 22 says `Success: No` for an
+   * optimisation that took place, captured in the test bed.)
+   */
+  #optimisation(event: AmiMessage): void {
+    const linked = header(event, 'localonelinkedid') ?? header(event, 'localtwolinkedid')
+    const call = linked ? this.#calls.get(linked) : undefined
+    if (!call) return
+    for (const id of [header(event, 'localoneuniqueid'), header(event, 'localtwouniqueid')]) {
+      const leg = id ? call.legs.get(id) : undefined
+      if (leg) leg.optimisedOut = true
+    }
+  }
+
   #hangup(call: TrackedCall, uniqueid: string, event: AmiMessage): void {
     const leg = this.#leg(call, uniqueid, header(event, 'channel'))
     if (!leg.hungUp) {
       leg.hungUp = true
+      if (leg.optimisedOut) {
+        this.#maybeFinished(call)
+        return
+      }
       call.hangups += 1
       leg.hangupOrder = call.hangups
       leg.cause = num(header(event, 'cause'))
