@@ -44,6 +44,56 @@ for (const dialMode of ['progressive', 'predictive'] as const) {
       },
     )
 
+    t.test(
+      `${dialMode}: the pinned agent is paused: the lead waits for them, no one else dials it`,
+      async (t) => {
+        const r = await asteriskRig(t, database, asterisk, { env })
+        await agent(r, '1001')
+        const pinned = await agent(r, '1004', { presence: 'paused' })
+        const oli = `${tag}-PAUSE`
+        await r.push(lead(oli, '5550001024', { agent_id: pinned }))
+        await r.dialer.claimRounds(3)
+        t.match(await r.lead(oli), { dial_status: 'Pending', call_count: 0, isReserved: 0 })
+        await database.handle.db
+          .updateTable('dialer_employee')
+          .set({ presence: 'ready' })
+          .where('id', '=', pinned)
+          .execute()
+        t.match(await settled(r, oli), { dial_status: 'Received', agent_id: pinned })
+        t.match((await r.attempts(oli))[0], { agent_extension: '1004' })
+      },
+    )
+
+    t.test(
+      `${dialMode}: the originate fails (a channel that cannot be created): restored, pin kept`,
+      async (t) => {
+        const r = await asteriskRig(t, database, asterisk, {
+          env: {
+            ...env,
+            // Progressive dials the desk first: its channel is the one that cannot be created.
+            ...(dialMode === 'predictive'
+              ? { CUSTOMER_CHANNEL_TEMPLATE: 'NoSuchTech/{number}' }
+              : {
+                  AGENT_CHANNEL_TEMPLATE: 'NoSuchTech/{extension}',
+                  AGENT_DEVICE_TEMPLATE: 'Custom:desk{extension}',
+                }),
+          },
+        })
+        await asterisk.setCustomDeviceState('desk1025', 'NOT_INUSE')
+        const pinned = await agent(r, '1025')
+        const oli = `${tag}-FAIL`
+        await r.push(lead(oli, '5550001025', { agent_id: pinned }))
+        await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
+        t.match(await r.lead(oli), {
+          dial_status: 'Pending',
+          call_count: 0,
+          isReserved: 0,
+          isRnrSent: 0,
+          agent_id: pinned,
+        })
+      },
+    )
+
     t.test(`${dialMode}: reject: Rejected, pin kept`, async (t) => {
       const r = await asteriskRig(t, database, asterisk, { env })
       const pinned = await agent(r, '1004')
@@ -89,6 +139,50 @@ forEachDialect(t, async (t, database) => {
       t.match(row, { dial_status: 'Abandoned', call_count: 1, agent_id: pinned })
       const wait = new Date(`${row.next_retry_at}Z`).getTime() - new Date(`${row.last_attempt_at}Z`).getTime()
       t.ok(wait >= 600_000, `next attempt RETRY_SECONDS later, not the pool's 5 minutes (${wait} ms)`)
+    },
+  )
+
+  t.test(
+    'predictive: the pinned agent is busy after the answer, then frees up: held until free, Received',
+    async (t) => {
+      const r = await asteriskRig(t, database, asterisk, {
+        env: {
+          ...PINNED,
+          DIAL_MODE: 'predictive',
+          AGENT_DEVICE_TEMPLATE: 'Custom:desk{extension}',
+          RING_TIMEOUT_SECONDS: '20',
+          HOLD_TIMEOUT_SECONDS: '60',
+        },
+      })
+      await asterisk.setCustomDeviceState('desk1026', 'NOT_INUSE')
+      const pinned = await agent(r, '1026')
+      const from = asterisk.events.length
+      // The customer rings 10 s; meanwhile the agent takes another call.
+      await r.push(lead('V-HOLD', '5550010026', { agent_id: pinned }))
+      await asterisk.waitForEvent(
+        (e) => e.event === 'Newchannel' && String(e.channel).startsWith('Local/5550010026@customers'),
+        30_000,
+        from,
+      )
+      await asterisk.setCustomDeviceState('desk1026', 'INUSE')
+      await asterisk.waitForEvent(
+        (e) =>
+          e.event === 'Newstate' &&
+          e.channelstatedesc === 'Up' &&
+          String(e.channel).startsWith('Local/5550010026@customers'),
+        30_000,
+        from,
+      )
+      await r.dialer.claimRounds(2)
+      t.notOk(
+        asterisk.events
+          .slice(from)
+          .some((e) => e.event === 'DialBegin' && String(e.destchannel).startsWith('Local/1026@agents')),
+        'not sent to the busy desk',
+      )
+      await asterisk.setCustomDeviceState('desk1026', 'NOT_INUSE')
+      t.match(await settled(r, 'V-HOLD'), { dial_status: 'Received', agent_id: pinned })
+      t.match((await r.attempts('V-HOLD'))[0], { outcome: 'Received', agent_extension: '1026' })
     },
   )
 })

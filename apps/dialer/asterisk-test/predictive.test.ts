@@ -127,6 +127,31 @@ forEachDialect(t, async (t, database) => {
     },
   )
 
+  t.test('an Abandoned lead is claimed again when its retry is due, and can then be Received', async (t) => {
+    const r = await asteriskRig(t, database, asterisk, {
+      env: { ...PREDICTIVE, ABANDON_RETRY_SECONDS: '0', HOLD_TIMEOUT_SECONDS: '30' },
+    })
+    // First call: the only agent's desk never answers and the customer hangs up on hold.
+    const silent = await agent(r, '2051')
+    await r.push(lead('D-RE', '5550001051'))
+    await r.until('Abandoned', async () => (await r.lead('D-RE'))?.dial_status === 'Abandoned', 30_000)
+    await database.handle.db
+      .updateTable('dialer_employee')
+      .set({ is_active: 0 })
+      .where('id', '=', silent)
+      .execute()
+    const answering = await agent(r, '1051')
+    await r.until('Received', async () => (await r.lead('D-RE'))?.dial_status === 'Received', 30_000)
+    t.match(await r.lead('D-RE'), { call_count: 2, isReserved: 0 })
+    t.match(
+      (await r.attempts('D-RE')).map((a) => ({ outcome: a.outcome, agent_id: a.agent_id })),
+      [
+        { outcome: 'Abandoned', agent_id: null },
+        { outcome: 'Received', agent_id: answering },
+      ],
+    )
+  })
+
   t.test(
     'the agent is busy after the answer: back on hold, hung up at the hold timeout, Abandoned',
     async (t) => {

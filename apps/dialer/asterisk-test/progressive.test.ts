@@ -107,6 +107,7 @@ forEachDialect(t, async (t, database) => {
     { name: 'does not answer', extension: '2001', reason: 3 },
     { name: 'is busy', extension: '3001', reason: 5 },
     { name: 'is congested', extension: '4001', reason: 8 },
+    { name: 'hangs up without answering', extension: '5001', reason: 1 },
   ]
   for (const a of agentFailures) {
     t.test(`the agent's desk ${a.name}: previous status restored, nothing counted`, async (t) => {
@@ -135,6 +136,36 @@ forEachDialect(t, async (t, database) => {
       t.equal(desk?.on_call_by, null, 'agent released')
     })
   }
+
+  t.test("the agent's desk cannot be reached (Reason 0): restored, nothing counted", async (t) => {
+    const r = await asteriskRig(t, database, asterisk, {
+      env: {
+        AGENT_CHANNEL_TEMPLATE: 'Local/{extension}@no-such-context',
+        AGENT_DEVICE_TEMPLATE: 'Custom:desk{extension}',
+      },
+    })
+    await asterisk.setCustomDeviceState('desk1031', 'NOT_INUSE')
+    await agent(r, '1031')
+    await r.push(lead('P-AG0', '5550002031'))
+    await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
+    t.match(await r.lead('P-AG0'), { dial_status: 'Pending', call_count: 0, isReserved: 0 })
+    t.equal((await r.attempts('P-AG0')).length, 0, 'no attempt counted against the customer')
+  })
+
+  t.test(
+    "a due callback whose agent's desk does not answer: restored to Callback, its time kept",
+    async (t) => {
+      const r = await asteriskRig(t, database, asterisk)
+      await agent(r, '2032')
+      await r.push(
+        lead('P-CBR', '5550001032', { priority_id: 2, callback_scheduled_at: '2020-01-01 10:00:00' }),
+      )
+      await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
+      const row = await r.lead('P-CBR')
+      t.match(row, { dial_status: 'Callback', call_count: 0, isReserved: 0 })
+      t.match(String(row?.callback_scheduled_at), /^2020-01-01 10:00:00/)
+    },
+  )
 
   t.test(
     'a desk context whose Local pair Asterisk optimises out mid-call: hung up by the customer',
