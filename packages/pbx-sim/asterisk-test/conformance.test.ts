@@ -8,9 +8,10 @@ import { type CustomerScript, startPbxSim } from '../src/index.js'
 //
 // The test bed plays desks and customers with Local channels (`Local/1001@agents`,
 // `Local/5550002001@customers`); pbx-sim plays them as PJSIP channels (`PJSIP/1001`,
-// `PJSIP/trunk`), as a production PBX has them. So each party's Local pair (`;1` and `;2`) is folded
-// into one leg, the way the dialer reads it (apps/dialer/src/calls/call-tracker.ts): its channel
-// states, whether it entered a bridge, and its hangup cause taken from the far half. States other
+// `PJSIP/trunk`), as a production PBX has them, and again as Local routes like the test bed's. Against
+// the first, each party's Local pair (`;1` and `;2`) is folded into one leg, the way the dialer reads
+// it (apps/dialer/src/calls/call-tracker.ts): its channel states, whether it entered a bridge, and its
+// hangup cause taken from the far half. Against the second, each half is compared on its own. States other
 // than Ringing and Up are left out: the `Busy` state is set by the test bed's Busy() application on
 // the Local half, which a trunk channel does not get. Order is compared within each party, not
 // across parties (Asterisk publishes them from different threads).
@@ -85,6 +86,29 @@ const SCENARIOS: Scenario[] = [
     sim: { kind: 'noanswer', ringSeconds: 60 },
   },
   {
+    name: 'predictive, customer rejects (cause 21)',
+    mode: 'predictive',
+    agent: '1001',
+    number: '5550005002',
+    sim: { kind: 'reject', ringSeconds: 0 },
+  },
+  {
+    name: 'predictive, answered, hangs up on hold with no agent',
+    mode: 'predictive',
+    agent: '1001',
+    number: '5550001003',
+    sim: { kind: 'hangupWhileWaiting', ringSeconds: 1, patienceSeconds: 2 },
+  },
+  {
+    name: "predictive, answered, redirected to an agent's busy desk, hangs up on hold",
+    mode: 'predictive',
+    agent: '3001',
+    number: '5550001004',
+    sim: { kind: 'hangupWhileWaiting', ringSeconds: 1, patienceSeconds: 2 },
+    simAgent: 'busy',
+    redirectTo: '3001',
+  },
+  {
     name: 'predictive, answered, redirected to an agent who answers, talked',
     mode: 'predictive',
     agent: '1001',
@@ -103,39 +127,50 @@ function partyOf(name: string | undefined): 'agent' | 'customer' | undefined {
 }
 
 interface Reduced {
-  agent: string[]
-  customer: string[]
+  /** Per party (folded) or per Local half (`agent;1`, `customer;2`): what happened to it. */
+  legs: Record<string, string[]>
   dials: string[]
   originate: string
 }
 
-/** One call's events as the dialer reads them (see the file's comment). */
-function reduce(events: AmiMessage[]): Reduced {
-  const out: Reduced = { agent: [], customer: [], dials: [], originate: '' }
-  const causes: Record<'agent' | 'customer', { far?: number; near?: number }> = { agent: {}, customer: {} }
-  const fact = (party: 'agent' | 'customer' | undefined, f: string) => {
-    if (party && !out[party].includes(f)) out[party].push(f)
+/**
+ * One call's events as the dialer reads them (see the file's comment). `fold`: each party's Local
+ * halves as one leg with the far half's cause (the dialer's rule); otherwise each half on its own.
+ */
+function reduce(events: AmiMessage[], fold: boolean): Reduced {
+  const out: Reduced = { legs: {}, dials: [], originate: '' }
+  const causes: Record<string, { far?: number; near?: number }> = {}
+  const legOf = (name: string | undefined) => {
+    const party = partyOf(name)
+    if (!party || fold) return party
+    const half = name?.match(/;([12])$/)?.[1]
+    return half ? `${party};${half}` : party
+  }
+  const fact = (leg: string | undefined, f: string) => {
+    if (!leg) return
+    const facts = (out.legs[leg] ??= [])
+    if (!facts.includes(f)) facts.push(f)
   }
   for (const e of events) {
     const name = header(e, 'event')
-    const party = partyOf(header(e, 'channel'))
+    const leg = legOf(header(e, 'channel'))
     const state = header(e, 'channelstatedesc')
     switch (name) {
       case 'Newchannel':
-        fact(party, 'created')
+        fact(leg, 'created')
         break
       case 'Newstate':
-        if (state === 'Ringing' || state === 'Up') fact(party, state.toLowerCase())
+        if (state === 'Ringing' || state === 'Up') fact(leg, state.toLowerCase())
         break
       case 'BridgeEnter':
-        fact(party, 'bridged')
+        fact(leg, 'bridged')
         break
       case 'Hangup': {
-        if (!party) break
-        fact(party, 'hung up')
+        if (!leg) break
+        fact(leg, 'hung up')
         const cause = Number(header(e, 'cause'))
         const half = header(e, 'channel')?.endsWith(';2') ? 'far' : 'near'
-        causes[party][half] ??= cause
+        ;(causes[leg] ??= {})[half] ??= cause
         break
       }
       case 'DialBegin':
@@ -152,12 +187,10 @@ function reduce(events: AmiMessage[]): Reduced {
         break
     }
   }
-  for (const p of ['agent', 'customer'] as const) {
-    const c = causes[p]
-    if (c.far === undefined && c.near === undefined) continue
+  for (const [leg, c] of Object.entries(causes)) {
     // The far half's cause, unless it says 0 and the near half says more (the dialer's rule).
     const cause = c.far !== undefined && (c.far !== 0 || !c.near) ? c.far : c.near
-    out[p].push(`cause ${cause}`)
+    out.legs[leg]?.push(`cause ${cause}`)
   }
   out.dials.sort()
   return out
@@ -239,14 +272,23 @@ async function waitFor<T>(find: () => T | undefined, timeoutMs = 30_000): Promis
 
 const asterisk = await Asterisk.start()
 t.teardown(() => asterisk.close())
-const sim = await startPbxSim({
+const simOptions = {
   users: { dialer: 'pw' },
   timeScale: 1,
   agentExtensions: ['1001'],
-  agentStates: { '3001': 'busy' },
-  originateResponseOrder: 'seeded',
-})
+  agentStates: { '3001': 'busy' as const },
+  originateResponseOrder: 'seeded' as const,
+}
+// Desks and trunk as PJSIP channels, as a production PBX has them...
+const sim = await startPbxSim(simOptions)
 t.teardown(() => sim.close())
+// ...and as Local routes, as the test bed dials them (the shipped HD_CUSTOMER_DIAL / HD_DESK_DIAL).
+const localSim = await startPbxSim({
+  ...simOptions,
+  customerDial: 'Local/%s@customers',
+  agentDial: 'Local/%s@agents',
+})
+t.teardown(() => localSim.close())
 
 function client(port: number, username: string, secret: string): AmiClient {
   const c = new AmiClient({ host: '127.0.0.1', port, username, secret, events: true, actionIdPrefix: 'conf' })
@@ -255,30 +297,42 @@ function client(port: number, username: string, secret: string): AmiClient {
 }
 const real = client(asterisk.port, asterisk.dialerUser.username, asterisk.dialerUser.secret)
 const simulated = client(sim.port, 'dialer', 'pw')
-await Promise.all([real.start(), simulated.start()])
+const simulatedLocal = client(localSim.port, 'dialer', 'pw')
+await Promise.all([real.start(), simulated.start(), simulatedLocal.start()])
 
 let n = 0
 for (const s of SCENARIOS) {
   t.test(s.name, async (t) => {
     n += 1
-    sim.setOutcome(s.number, s.sim)
-    if (s.simAgent) sim.setAgentDevice(s.agent, s.simAgent)
-    const [fromAsterisk, fromSim] = await Promise.all([
-      play(
-        real,
-        s,
-        { agent: (x) => `Local/${x}@agents`, customer: (x) => `Local/${x}@customers` },
-        `conf-real-${n}`,
-      ),
+    for (const x of [sim, localSim]) {
+      x.setOutcome(s.number, s.sim)
+      if (s.simAgent) x.setAgentDevice(s.agent, s.simAgent)
+    }
+    const local = {
+      agent: (x: string) => `Local/${x}@agents`,
+      customer: (x: string) => `Local/${x}@customers`,
+    }
+    const [fromAsterisk, fromSim, fromLocalSim] = await Promise.all([
+      play(real, s, local, `conf-real-${n}`),
       play(
         simulated,
         s,
         { agent: (x) => `PJSIP/${x}`, customer: (x) => `PJSIP/${x}@trunk` },
         `conf-sim-${n}`,
       ),
+      play(simulatedLocal, s, local, `conf-local-${n}`),
     ])
-    const expected = reduce(fromAsterisk)
-    t.ok(expected.agent.length + expected.customer.length > 0, 'Asterisk reported the call')
-    t.same(reduce(fromSim), expected, 'pbx-sim reports what Asterisk reports')
+    const expected = reduce(fromAsterisk, true)
+    t.ok(Object.keys(expected.legs).length > 0, 'Asterisk reported the call')
+    t.same(
+      reduce(fromSim, true),
+      expected,
+      'pbx-sim with PJSIP desks and trunk: each party as Asterisk reports it',
+    )
+    t.same(
+      reduce(fromLocalSim, false),
+      reduce(fromAsterisk, false),
+      'pbx-sim with Local routes: each Local half as Asterisk reports it',
+    )
   })
 }

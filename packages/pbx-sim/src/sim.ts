@@ -235,6 +235,8 @@ export async function startPbxSim(options: PbxSimOptions = {}): Promise<PbxSim> 
     agentTechnology: options.agentTechnology ?? 'PJSIP',
     customerTechnology: options.customerTechnology ?? 'PJSIP',
     trunk: options.trunk ?? 'trunk',
+    customerDial: options.customerDial ?? null,
+    agentDial: options.agentDial ?? null,
     originateResponseOrder: options.originateResponseOrder ?? 'seeded',
     seed: options.seed ?? 1,
     defaultOutcome: options.defaultOutcome ?? DEFAULT_OUTCOME,

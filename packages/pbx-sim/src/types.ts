@@ -101,6 +101,14 @@ export interface PbxSimOptions {
   /** Technology and endpoint the customer dialplan dials through. Defaults 'PJSIP' and 'trunk'. */
   customerTechnology?: string
   trunk?: string
+  /**
+   * How the customer context dials a number, `%s` for the number, as the shipped dialplan's
+   * HD_CUSTOMER_DIAL (e.g. `Local/%s@customers`): a Local route gives a `;1`/`;2` pair as Asterisk
+   * does. Unset: `<customerTechnology>/%s@<trunk>`.
+   */
+  customerDial?: string
+  /** How an agent's extension is dialed after a Redirect, as HD_DESK_DIAL (e.g. `Local/%s@agents`). */
+  agentDial?: string
   originateResponseOrder?: OriginateResponseOrder
   /** Real milliseconds before a failed Login is answered (Asterisk sleeps 1 s). Default 1000. */
   authFailureDelayMs?: number

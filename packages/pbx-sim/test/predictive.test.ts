@@ -222,7 +222,7 @@ const failures = [
   {
     name: 'reject',
     script: { kind: 'reject', ringSeconds: 1 },
-    reason: '8',
+    reason: '0',
     cause: '21',
     ringing: true,
     outcome: 'rejected',
@@ -230,7 +230,7 @@ const failures = [
   {
     name: 'reject without ringing',
     script: { kind: 'reject' },
-    reason: '8',
+    reason: '0',
     cause: '21',
     ringing: false,
     outcome: 'rejected',

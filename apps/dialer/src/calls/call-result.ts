@@ -42,6 +42,29 @@ function hangupBy(call: TrackedCall, customer: Leg[], answered: boolean, cause: 
   return null
 }
 
+/**
+ * A predictive customer who never answered, by the outcome table. Reason 0 there means the channel
+ * could not be created (restored, not counted); but when the customer's channel was created and its
+ * call failed at once with nothing more telling (an unknown number on a Local route, a trunk that
+ * refused it), the number was dialed and not reached: Not Connected. Restoring it would dial it again
+ * forever.
+ */
+function predictiveUnanswered(call: TrackedCall, customer: Leg[], cause: number | undefined) {
+  const decided = customerOutcome({
+    answered: false,
+    dialStatus: call.dialStatus,
+    originateReason: call.originateResponse?.reason,
+    hangupCause: cause,
+  })
+  if (decided.outcome === 'Failed' && call.originateResponse?.reason === 0 && customer.length > 0) {
+    return {
+      outcome: 'Not Connected' as const,
+      why: 'Reason 0 after the channel was created: could not be dialed',
+    }
+  }
+  return decided
+}
+
 /** How a finished call ended, from what its events said. `forced` overrides the outcome. */
 export function callResult(
   call: TrackedCall,
@@ -63,17 +86,7 @@ export function callResult(
             outcome: 'Abandoned',
             why: 'answered, no agent connected before the customer left or the hold timeout',
           }
-      : call.originateResponse?.reason === 0 && customer.length > 0
-        ? // The customer's channel was created and its call failed at once (an unknown number on a
-          // Local route, a trunk that refused it): the number was dialed and not reached. Restoring
-          // it, as a channel that could not be created is, would dial it again forever.
-          { outcome: 'Not Connected', why: 'Reason 0 after the channel was created: could not be dialed' }
-        : customerOutcome({
-            answered: false,
-            dialStatus: call.dialStatus,
-            originateReason: call.originateResponse?.reason,
-            hangupCause: cause,
-          })
+      : predictiveUnanswered(call, customer, cause)
   } else if (call.originateResponse?.success === false) {
     // Progressive: the Originate rang the agent's desk and failed; the customer was never dialed.
     const reason = call.originateResponse.reason

@@ -56,6 +56,10 @@ export class Channel {
   /** Run by the flow that owns the channel when it is hung up from outside that flow. */
   onHangup: HangupHook | null = null
   hungUp = false
+  /** A Local `;1` half: its `;2` half. */
+  far: Channel | null = null
+  /** A Local `;2` half: its `;1` half, which the call flows drive. */
+  near: Channel | null = null
 
   constructor(init: ChannelInit) {
     this.name = init.name

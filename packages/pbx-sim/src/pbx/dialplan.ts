@@ -1,6 +1,6 @@
 import { Cause, ChannelState } from '../causes.js'
 import type { Channel } from '../model/channel.js'
-import { normalizeNumber } from '../model/dialstring.js'
+import { normalizeNumber, parseDialString } from '../model/dialstring.js'
 import { joinBridge } from './bridges.js'
 import type { PbxCore } from './engine.js'
 import { dialBeginFields, dialEndFields } from './events.js'
@@ -148,11 +148,13 @@ function dialCustomer(core: PbxCore, caller: Channel, number: string, timeout: n
   const { customerTechnology: tech, trunk } = core.config
   const plan = core.planFor(number)
   caller.call.plan = plan
+  const dialString = (core.config.customerDial ?? `${tech}/%s@${trunk}`).replaceAll('%s', number)
+  const target = parseDialString(dialString)
   caller.application = 'Dial'
-  caller.applicationData = `${tech}/${number}@${trunk},${Math.round(timeout)}`
+  caller.applicationData = `${dialString},${Math.round(timeout)}`
   const dest = core.createChannel({
-    base: `${tech}/${trunk}`,
-    isLocal: false,
+    base: target?.channelBase ?? `${tech}/${trunk}`,
+    isLocal: target?.isLocal ?? false,
     role: 'customer',
     agentExtension: null,
     number,
@@ -168,7 +170,7 @@ function dialCustomer(core: PbxCore, caller: Channel, number: string, timeout: n
   dest.connectedName = caller.callerIdName
   dial(core, caller, {
     dest,
-    dialString: `${number}@${trunk}`,
+    dialString: dialString.replace(/^[^/]+\//, ''),
     plan: ringPlanOf(plan),
     timeout,
     onAnswer: () => {
@@ -191,16 +193,18 @@ function dialCustomer(core: PbxCore, caller: Channel, number: string, timeout: n
 /** Predictive: the waiting customer's channel dials an agent (after Redirect). */
 function dialAgent(core: PbxCore, caller: Channel, extension: string): void {
   const reach = core.agents.reachability(extension)
+  const dialString = core.config.agentDial?.replaceAll('%s', extension) ?? core.agents.device(extension)
+  const target = parseDialString(dialString)
   caller.application = 'Dial'
-  caller.applicationData = `${core.agents.device(extension)},${core.config.agentDialTimeoutSeconds}`
+  caller.applicationData = `${dialString},${core.config.agentDialTimeoutSeconds}`
   if (reach === 'unavailable') {
     // No registered phone: the channel cannot even be created; the customer goes back on hold.
     hold(core, caller)
     return
   }
   const dest = core.createChannel({
-    base: core.agents.device(extension),
-    isLocal: false,
+    base: target?.channelBase ?? core.agents.device(extension),
+    isLocal: target?.isLocal ?? false,
     role: 'agent',
     agentExtension: extension,
     number: null,

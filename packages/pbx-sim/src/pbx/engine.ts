@@ -22,6 +22,9 @@ export interface CoreConfig {
   agentTechnology: string
   customerTechnology: string
   trunk: string
+  /** HD_CUSTOMER_DIAL / HD_DESK_DIAL style templates (`%s`), or null for the technology defaults. */
+  customerDial: string | null
+  agentDial: string | null
   originateResponseOrder: OriginateResponseOrder
   seed: number
   defaultOutcome: CustomerScript
@@ -122,33 +125,58 @@ export class PbxCore {
     return `${seconds}.${this.uniqueSeq++}`
   }
 
+  /**
+   * A channel; for a Local target, the pair Asterisk's core_local.c makes: the `;1` half that is
+   * returned (dialed, bridged, redirected) and its `;2` half, which runs the far dialplan and
+   * carries the far party's own state and cause (`<uniqueid>;2` when the uniqueid was given, as
+   * Asterisk names it without an OtherChannelId).
+   */
   createChannel(init: ChannelCreate): Channel {
     const seq = (this.channelSeq++).toString(16).padStart(8, '0')
     const uniqueid = init.uniqueid || this.nextUniqueid()
-    const ch = new Channel({
-      name: `${init.base}-${seq}${init.isLocal ? ';1' : ''}`,
-      uniqueid,
-      linkedid: init.linkedid ?? uniqueid,
-      role: init.role,
-      agentExtension: init.agentExtension,
-      number: init.number,
-      call: init.call,
-      callerIdNum: init.callerIdNum,
-      callerIdName: init.callerIdName,
-      context: init.context,
-      exten: init.exten,
-      createdAt: this.clock.now(),
-      plan: init.plan,
-    })
+    const linkedid = init.linkedid ?? uniqueid
+    const make = (name: string, id: string, agentExtension: string | null) =>
+      new Channel({
+        name,
+        uniqueid: id,
+        linkedid,
+        role: init.role,
+        agentExtension,
+        number: init.number,
+        call: init.call,
+        callerIdNum: init.callerIdNum,
+        callerIdName: init.callerIdName,
+        context: init.context,
+        exten: init.exten,
+        createdAt: this.clock.now(),
+        plan: init.plan,
+      })
+    const ch = make(`${init.base}-${seq}${init.isLocal ? ';1' : ''}`, uniqueid, init.agentExtension)
     this.channels.set(ch.name, ch)
     this.log.attach(init.call, ch.name)
     this.emit('Newchannel', channelFields(ch))
+    if (init.isLocal) {
+      const far = make(
+        `${init.base}-${seq};2`,
+        init.uniqueid ? `${init.uniqueid};2` : this.nextUniqueid(),
+        null,
+      )
+      ch.far = far
+      far.near = ch
+      this.channels.set(far.name, far)
+      this.emit('Newchannel', channelFields(far))
+    }
     if (ch.agentExtension !== null) this.agents.attach(ch.agentExtension, ch)
     return ch
   }
 
+  /** A Local pair: the far half answers (Up) before the near one; only the near half shows Ringing. */
   setState(ch: Channel, state: ChannelStateCode): void {
     if (ch.hungUp || ch.state === state) return
+    if (ch.far && state === ChannelState.Up && !ch.far.hungUp) {
+      ch.far.state = state
+      this.emit('Newstate', channelFields(ch.far))
+    }
     ch.state = state
     this.emit('Newstate', channelFields(ch))
     if (ch.agentExtension !== null) this.agents.refresh(ch.agentExtension)
@@ -170,7 +198,22 @@ export class PbxCore {
    * `endsBridge` marks the hangup of a channel whose bridge was just dissolved under it.
    */
   hangup(ch: Channel, cause: number, by: HangupParty, endsBridge = false): void {
+    // The far half of a Local pair hung up: the pair ends, by the near half.
+    if (ch.near) {
+      this.hangup(ch.near, cause, by, endsBridge)
+      return
+    }
     if (ch.hungUp) return
+    const far = ch.far
+    if (far && !far.hungUp) {
+      // The far half carries the party's cause. The near half says 0 when the far end refused with an
+      // indication before answering (busy 17, congestion 34), as Asterisk 22 does; otherwise the same.
+      far.hungUp = true
+      far.cancelTimers()
+      this.emit('Hangup', hangupFields(far, cause))
+      this.channels.delete(far.name)
+      if (ch.state !== ChannelState.Up && (cause === 17 || cause === 34)) cause = 0
+    }
     ch.hungUp = true
     ch.cancelTimers()
     const hook = ch.onHangup

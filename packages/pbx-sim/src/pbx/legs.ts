@@ -28,7 +28,7 @@ export type RingPlan =
 
 /**
  * Causes, OriginateResponse reasons and DialEnd statuses per failure. DialEnd for a rejected call
- * is NOANSWER: app_dial reports a hangup through ast_hangup_cause_to_dial_status(), which has no
+ * (an Originate's own caller-less one too) is NOANSWER: app_dial reports a hangup through ast_hangup_cause_to_dial_status(), which has no
  * case for cause 21; the Hangup's Cause 21 is what tells a reject apart.
  */
 export const FAILURES = {
@@ -40,9 +40,11 @@ export const FAILURES = {
     by: 'system',
     outcome: 'congestion',
   },
+  // The far end hung up with cause 21 and no control frame: an Originate reports Reason 0 (as the
+  // test bed's Hangup(21) shows on Asterisk 22).
   reject: {
     cause: Cause.CallRejected,
-    reason: Reason.Congestion,
+    reason: Reason.Failure,
     dialStatus: 'NOANSWER',
     by: 'customer',
     outcome: 'rejected',

@@ -147,8 +147,9 @@ export function originate(core: PbxCore, req: OriginateRequest): Promise<Origina
         const failure = agentFailure(isAgent, result.failure)
         core.log.setOutcome(call, failure.outcome)
         if (!isAgent) call.record.dialStatus = failure.dialStatus
-        // A ring timeout ends the Originate with no DialEnd; busy and congestion report one.
-        if (failure.dialStatus !== 'NOANSWER' && failure.dialStatus !== 'CANCEL') {
+        // A ring timeout ends the Originate with no DialEnd; busy, congestion and a reject report one.
+        const timedOut = failure.dialStatus === 'NOANSWER' && failure.outcome !== 'rejected'
+        if (!timedOut && failure.dialStatus !== 'CANCEL') {
           core.emit('DialEnd', dialEndFields(null, ch, failure.dialStatus))
         }
         ordered(
