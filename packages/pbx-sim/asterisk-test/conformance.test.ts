@@ -148,8 +148,8 @@ function reduce(events: AmiMessage[], fold: boolean): Reduced {
   }
   const fact = (leg: string | undefined, f: string) => {
     if (!leg) return
-    const facts = (out.legs[leg] ??= [])
-    if (!facts.includes(f)) facts.push(f)
+    out.legs[leg] ??= []
+    if (!out.legs[leg].includes(f)) out.legs[leg].push(f)
   }
   for (const e of events) {
     const name = header(e, 'event')
@@ -170,7 +170,8 @@ function reduce(events: AmiMessage[], fold: boolean): Reduced {
         fact(leg, 'hung up')
         const cause = Number(header(e, 'cause'))
         const half = header(e, 'channel')?.endsWith(';2') ? 'far' : 'near'
-        ;(causes[leg] ??= {})[half] ??= cause
+        causes[leg] ??= {}
+        causes[leg][half] ??= cause
         break
       }
       case 'DialBegin':
