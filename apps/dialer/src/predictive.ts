@@ -1,4 +1,4 @@
-import type { AmiClient } from '@hold-dialer/ami'
+import { AmiActionError, type AmiClient } from '@hold-dialer/ami'
 import { type Database, type Db, withTransaction } from '@hold-dialer/db'
 import { type Config, isWithinWorkingHours, type PacingDecision, pacing } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
@@ -310,10 +310,14 @@ export class PredictiveEngine {
           priority: 1,
         })
       } catch (err) {
-        this.#c.logger.warn({ lead: call.leadId, err }, 'redirect to agent failed')
+        // Refused by Asterisk (the reply says why): the agent is free for others. No reply at all
+        // (a timeout, the connection lost): the Redirect may have been carried out and the desk may
+        // be ringing, so the agent stays with this customer, who is sent to the same desk again.
+        const refused = err instanceof AmiActionError && err.reply !== undefined
+        this.#c.logger.warn({ lead: call.leadId, err, refused }, 'redirect to agent failed')
         call.redirected = false
         if (this.#c.calls.has(call.key) && !this.#waiting.includes(call)) this.#waiting.unshift(call)
-        if (!call.pinned) await this.#releaseTaken(call, agent)
+        if (!call.pinned && refused) await this.#releaseTaken(call, agent)
       }
     }
   }
