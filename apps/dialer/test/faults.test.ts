@@ -56,7 +56,9 @@ forEachDialect(t, async (t, database) => {
     async (t) => {
       const h = await harness(t, database, { startDialer: false })
       await h.addAgent('4003')
-      h.sim.setOutcome('5553000003', { kind: 'answer', ringSeconds: 1, talkSeconds: 250 })
+      // The customer talks until the test hangs up (below), after the new process has adopted the call:
+      // a fixed talk time would end the call before a slow start on a loaded machine.
+      h.sim.setOutcome('5553000003', { kind: 'answer', ringSeconds: 1, talkSeconds: 100_000 })
       const env = {
         PATH: process.env.PATH ?? '',
         DATABASE_URL: database.url,
@@ -72,11 +74,17 @@ forEachDialect(t, async (t, database) => {
         HEARTBEAT_SECONDS: '1',
         LOG_LEVEL: 'warn',
       }
-      const start = (): ChildProcess =>
-        spawn(process.execPath, ['--conditions=hold-dialer-src', '--import', 'tsx', mainTs], {
+      let output = ''
+      const start = (): ChildProcess => {
+        const c = spawn(process.execPath, ['--conditions=hold-dialer-src', '--import', 'tsx', mainTs], {
           env,
-          stdio: 'ignore',
+          stdio: ['ignore', 'pipe', 'ignore'],
         })
+        c.stdout?.on('data', (d: Buffer) => {
+          output += d.toString()
+        })
+        return c
+      }
       let child = start()
       t.teardown(() => {
         child.kill('SIGKILL')
@@ -95,6 +103,11 @@ forEachDialect(t, async (t, database) => {
         'left reserved by the dead process',
       )
       child = start()
+      await h.until('the new process follows the call', () =>
+        output.includes('a call of a previous run is still live'),
+      )
+      const customer = h.sim.channels().find((c) => c.number === '5553000003' && c.role === 'customer')
+      t.ok(customer && h.sim.hangupChannel(customer.name), 'the customer hangs up')
       await h.until(
         'Received after the call ends',
         async () => (await h.lead('FA-3'))?.dial_status === 'Received',

@@ -182,7 +182,7 @@ export async function rig(
         .orderBy('id')
         .execute()
     },
-    async until(what, check, timeoutMs = 10_000) {
+    async until(what, check, timeoutMs = 30_000) {
       const end = Date.now() + timeoutMs
       while (Date.now() < end) {
         if (await check()) return
