@@ -86,9 +86,10 @@ export interface Progress {
   minute: number
   /** Calls originated so far. */
   calls: number
+  /** Calls answered more than COMPLIANCE_SECONDS ago (for later ones it is not known yet if they are abandoned). */
   answered: number
   abandoned: number
-  /** Abandoned / answered so far (0 before the first answer). */
+  /** Abandoned / answered (0 before the first answer). */
   abandonRate: number
 }
 

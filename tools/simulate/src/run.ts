@@ -235,8 +235,8 @@ async function driveMode(run: ModeRun, o: RunOptions): Promise<Sample[]> {
     const sampleDue = t >= nextSample
     const progressDue = o.onProgress !== undefined && progressMs > 0 && t >= nextProgress
     if (sampleDue || progressDue) {
-      const so = figuresSoFar(run, sim.calls, t)
       if (sampleDue) {
+        const so = figuresSoFar(run, sim.calls, t)
         const busy = extensions.filter((e) => sim.agentDeviceState(e) !== 'NOT_INUSE').length
         samples.push({
           minute: Math.round((t - SHIFT_START) / 6000) / 10,
@@ -247,13 +247,16 @@ async function driveMode(run: ModeRun, o: RunOptions): Promise<Sample[]> {
         nextSample += p.sampleSeconds * 1000
       }
       if (progressDue) {
+        // Calls answered within the compliance time are left out: whether they are abandoned is not
+        // known yet (the chart's samples count them as abandoned until an agent joins).
+        const settled = figuresSoFar(run, sim.calls, t - run.config.complianceSeconds * 1000)
         o.onProgress?.({
           mode: run.mode,
           minute: (t - SHIFT_START) / 60_000,
           calls: sim.calls.filter((c) => c.startedAt < t).length,
-          answered: so.answered,
-          abandoned: so.abandoned,
-          abandonRate: so.abandonRate,
+          answered: settled.answered,
+          abandoned: settled.abandoned,
+          abandonRate: settled.abandonRate,
         })
         while (nextProgress <= t) nextProgress += progressMs
       }
