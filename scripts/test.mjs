@@ -15,6 +15,7 @@ const PACKAGES = [
   'packages/ami',
   'apps/api',
   'apps/dialer',
+  'tools/simulate',
 ]
 const out = (s) => process.stdout.write(`${s}\n`)
 const failures = []

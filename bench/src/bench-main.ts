@@ -7,7 +7,12 @@ import { CLAIMERS, claimPoolSize, seedClaimPool } from './claims/claim-pool.js'
 import { DIALER_AGENTS, dialerRss } from './dialer/dialer-rss.js'
 import { startApi } from './lib/api-process.js'
 import { ROOT } from './lib/child.js'
-import { dropDatabase, freshDatabaseUrl, mariadbSettings, openMigrated } from './lib/databases.js'
+import {
+  dropCreatedDatabases,
+  dropDatabasesOnSignal,
+  mariadbSettings,
+  withFreshDatabase,
+} from './lib/databases.js'
 import { describeMachine, machineInfo } from './lib/machine.js'
 import { seedPushPools } from './lib/seed.js'
 import { pushCases } from './push/push-cases.js'
@@ -35,70 +40,66 @@ async function benchPush(dialect: Dialect, o: BenchOptions, compared: ComparedCa
   say(
     `--- ${dialect}: push (API process vs plain ${dialect === 'mysql' ? 'mysql2' : 'better-sqlite3'} script)`,
   )
-  const pushUrl = await freshDatabaseUrl(dialect, 'hd_bench_push')
-  const pushDb = await openMigrated(pushUrl)
-  await seedPushPools(pushDb.db)
-  const api = await startApi({
-    databaseUrl: pushUrl,
-    port: o.port,
-    logLevel: o.logLevel,
-    ...(o.profile
-      ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${resolve(ROOT, 'bench-results/prof')}`] }
-      : {}),
-  })
-  try {
-    const cases = await pushCases({
-      dialect,
+  await withFreshDatabase(dialect, 'push', async (pushUrl, pushDb) => {
+    await seedPushPools(pushDb.db)
+    const api = await startApi({
       databaseUrl: pushUrl,
-      db: pushDb,
-      apiBase: `http://127.0.0.1:${o.port}`,
-      rounds: o.rounds,
-      seconds: o.seconds,
-      batchConnections: o.batchConnections,
-      singleConnections: o.singleConnections,
+      port: o.port,
+      logLevel: o.logLevel,
+      ...(o.profile
+        ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${resolve(ROOT, 'bench-results/prof')}`] }
+        : {}),
     })
-    compared.push(...cases)
-    const peak = api.peakRssMiB()
-    memory.push({
-      name: `api (${dialect})`,
-      peakRssMiB: peak,
-      limitMiB: API_RSS_LIMIT_MIB,
-      met: peak < API_RSS_LIMIT_MIB,
-      note: 'after every push run of this dialect',
-    })
-  } finally {
-    await api.stop()
-    await pushDb.close()
-  }
-  await dropDatabase(pushUrl)
+    try {
+      const cases = await pushCases({
+        dialect,
+        databaseUrl: pushUrl,
+        db: pushDb,
+        apiBase: `http://127.0.0.1:${o.port}`,
+        rounds: o.rounds,
+        seconds: o.seconds,
+        batchConnections: o.batchConnections,
+        singleConnections: o.singleConnections,
+      })
+      compared.push(...cases)
+      const peak = api.peakRssMiB()
+      memory.push({
+        name: `api (${dialect})`,
+        peakRssMiB: peak,
+        limitMiB: API_RSS_LIMIT_MIB,
+        met: peak < API_RSS_LIMIT_MIB,
+        note: 'after every push run of this dialect',
+      })
+    } finally {
+      await api.stop()
+    }
+  })
 }
 
 async function benchClaims(dialect: Dialect, o: BenchOptions, compared: ComparedCase[]) {
   say(`--- ${dialect}: claims (dialer claim code vs raw loop, ${CLAIMERS} claimers)`)
-  const claimUrl = await freshDatabaseUrl(dialect, 'hd_bench_claims')
-  const claimDb = await openMigrated(claimUrl, CLAIMERS)
-  try {
-    const agents = await seedClaimPool(claimDb.db, claimPoolSize(o.seconds))
-    const { cases } = await claimCases({
-      dialect,
-      databaseUrl: claimUrl,
-      db: claimDb,
-      agents,
-      rounds: o.rounds,
-      seconds: o.seconds,
-    })
-    compared.push(...cases)
-  } finally {
-    await claimDb.close()
-  }
-  await dropDatabase(claimUrl)
+  await withFreshDatabase(
+    dialect,
+    'claims',
+    async (claimUrl, claimDb) => {
+      const agents = await seedClaimPool(claimDb.db, claimPoolSize(o.seconds))
+      const { cases } = await claimCases({
+        dialect,
+        databaseUrl: claimUrl,
+        db: claimDb,
+        agents,
+        rounds: o.rounds,
+        seconds: o.seconds,
+      })
+      compared.push(...cases)
+    },
+    CLAIMERS,
+  )
 }
 
 async function benchDialer(dialect: Dialect, o: BenchOptions, memory: MemoryCase[]) {
   say(`--- ${dialect}: dialer process, ${DIALER_AGENTS} agents on pbx-sim, ${o.dialerSeconds} s`)
-  const dialerUrl = await freshDatabaseUrl(dialect, 'hd_bench_dialer')
-  const dialerDb = await openMigrated(dialerUrl)
-  try {
+  await withFreshDatabase(dialect, 'dialer', async (dialerUrl, dialerDb) => {
     const r = await dialerRss(dialerDb, dialerUrl, {
       seconds: o.dialerSeconds,
       leads: DIALER_LEADS,
@@ -112,10 +113,7 @@ async function benchDialer(dialect: Dialect, o: BenchOptions, memory: MemoryCase
       met: r.peakRssMiB < DIALER_RSS_LIMIT_MIB,
       note: `${r.calls} calls in ${r.seconds.toFixed(0)} s (${r.callsPerSec.toFixed(0)}/s), most calls per number ${r.worstCallsPerNumber}`,
     })
-  } finally {
-    await dialerDb.close()
-  }
-  await dropDatabase(dialerUrl)
+  })
 }
 
 async function main(): Promise<void> {
@@ -141,13 +139,19 @@ async function main(): Promise<void> {
   for (const dialect of o.dialects) await benchDialect(dialect, o, compared, memory)
   const seconds = (Date.now() - started.getTime()) / 1000
 
+  // The smoke run's 1-second rounds measure nothing: its tables carry no target and it states no verdict.
+  const verdict = !o.smoke
   say()
-  say(comparedTable(compared))
+  say(comparedTable(compared, { verdict }))
   say()
-  say(memoryTable(memory))
+  say(memoryTable(memory, { verdict }))
   say()
-  const missed = [...compared, ...memory].filter((c) => !c.met).map((c) => c.name)
-  say(missed.length === 0 ? 'every target met' : `targets missed: ${missed.join('; ')}`)
+  if (verdict) {
+    const missed = [...compared, ...memory].filter((c) => !c.met).map((c) => c.name)
+    say(missed.length === 0 ? 'every target met' : `targets missed: ${missed.join('; ')}`)
+  } else {
+    say('smoke run: it ran; no figure above is a measurement, so no target is checked')
+  }
   say(`finished in ${seconds.toFixed(0)} s`)
 
   const out = resolve(ROOT, o.out)
@@ -159,10 +163,12 @@ async function main(): Promise<void> {
   say(`figures written to ${o.out}`)
 }
 
+dropDatabasesOnSignal()
 main().then(
   () => process.exit(0),
-  (error: unknown) => {
+  async (error: unknown) => {
     process.stderr.write(`bench failed: ${error instanceof Error ? error.message : String(error)}\n`)
+    await dropCreatedDatabases()
     process.exit(1)
   },
 )

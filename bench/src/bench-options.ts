@@ -35,7 +35,8 @@ function positive(name: string, raw: string | undefined, fallback: number): numb
 /** `--smoke`: one short round of everything, to prove the bench still runs (CI), not to measure. */
 export function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
-    args: argv,
+    // `pnpm bench -- --only push` passes the `--` on.
+    args: argv[0] === '--' ? argv.slice(1) : argv,
     options: {
       rounds: { type: 'string' },
       seconds: { type: 'string' },

@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
+import type { Db } from '@hold-dialer/db'
 import {
   agentExtensions,
   keepPanelsAlive,
@@ -10,14 +11,19 @@ import {
 } from './dialer/fleet.js'
 import { BENCH_SECRET, startApi } from './lib/api-process.js'
 import { type Child, ROOT } from './lib/child.js'
-import { dropDatabase, freshDatabaseUrl, mariadbSettings, openMigrated } from './lib/databases.js'
+import {
+  dropCreatedDatabases,
+  dropDatabasesOnSignal,
+  mariadbSettings,
+  withFreshDatabase,
+} from './lib/databases.js'
 import { runHttpLoad } from './lib/http-load.js'
 import { describeMachine, machineInfo } from './lib/machine.js'
 import { nowStamp } from './lib/master-row.js'
 import { redisAnswers } from './lib/redis-ping.js'
 import { checkSharedRateLimit } from './scale/rate-limit-check.js'
 import { agentOverlaps, attemptsByDialer, lostLeads } from './scale/scale-checks.js'
-import { parseScaleOptions } from './scale/scale-options.js'
+import { parseScaleOptions, type ScaleOptions } from './scale/scale-options.js'
 import { ScalePushes } from './scale/scale-plan.js'
 
 const say = (line = '') => process.stdout.write(`${line}\n`)
@@ -40,8 +46,17 @@ async function main(): Promise<void> {
   if (!(await redisAnswers(o.redisUrl)))
     throw new Error(`no Redis answers at ${o.redisUrl} (--redis or REDIS_URL)`)
 
-  const url = await freshDatabaseUrl('mysql', 'hd_bench_scale')
-  const db = await openMigrated(url)
+  await withFreshDatabase('mysql', 'scale', (url, db) => scaleRun(o, started, mariadb, url, db))
+}
+
+/** The run on its fresh database, which the caller drops whatever happens. */
+async function scaleRun(
+  o: ScaleOptions,
+  started: Date,
+  mariadb: Record<string, string>,
+  url: string,
+  db: Db,
+): Promise<void> {
   const extensions = agentExtensions(o.agents)
   await seedAgents(db.db, extensions)
   const stamp = nowStamp()
@@ -62,8 +77,8 @@ async function main(): Promise<void> {
       created_at: stamp,
     })
     .execute()
-  const stopPanels = keepPanelsAlive(db.db)
   const sim = await startSim(extensions)
+  const stopPanels = keepPanelsAlive(db.db)
   const children: Child[] = []
   try {
     const apis: Child[] = []
@@ -174,15 +189,15 @@ async function main(): Promise<void> {
     await Promise.all(children.map((c) => c.stop()))
     stopPanels()
     await sim.close()
-    await db.close()
-    await dropDatabase(url)
   }
 }
 
+dropDatabasesOnSignal()
 main().then(
   () => process.exit(process.exitCode ?? 0),
-  (error: unknown) => {
+  async (error: unknown) => {
     process.stderr.write(`bench:scale failed: ${error instanceof Error ? error.message : String(error)}\n`)
+    await dropCreatedDatabases()
     process.exit(1)
   },
 )

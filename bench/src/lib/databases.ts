@@ -18,32 +18,105 @@ export function adminConnection() {
   })
 }
 
-/** A `DATABASE_URL` for a fresh, empty database of this dialect (dropped first if it exists). */
-export async function freshDatabaseUrl(dialect: Dialect, name: string): Promise<string> {
+/**
+ * This run's databases are `hd_bench_<pid>_<start time, base 36>_<part>`: two runs on one server (two
+ * checkouts, two machines sharing MariaDB) never drop each other's. SQLite files get the same names.
+ */
+const RUN_ID = `${process.pid}_${Date.now().toString(36)}`
+
+/** Databases this run created and has not dropped yet, by URL. */
+const created = new Set<string>()
+
+/** A `DATABASE_URL` for a fresh, empty database of this dialect, named for this run and `part`. */
+export async function freshDatabaseUrl(dialect: Dialect, part: string): Promise<string> {
+  const name = `hd_bench_${RUN_ID}_${part}`
   if (dialect === 'sqlite') {
     const path = resolve('bench-results', 'db', `${name}.sqlite`)
     mkdirSync(dirname(path), { recursive: true })
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true })
-    return `sqlite:${path}`
+    const url = `sqlite:${path}`
+    created.add(url)
+    return url
   }
-  const conn = await adminConnection()
-  await conn.query(`DROP DATABASE IF EXISTS \`${name}\``)
-  await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`)
-  await conn.end()
   const u = mysqlServerUrl()
   u.pathname = `/${name}`
-  return u.toString()
+  const url = u.toString()
+  const conn = await adminConnection()
+  try {
+    created.add(url)
+    await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`)
+  } finally {
+    await conn.end()
+  }
+  return url
 }
 
 export async function dropDatabase(url: string): Promise<void> {
   if (url.startsWith('sqlite:')) {
     const path = url.slice('sqlite:'.length)
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true })
-    return
+  } else {
+    const conn = await adminConnection()
+    try {
+      await conn.query(`DROP DATABASE IF EXISTS \`${new URL(url).pathname.slice(1)}\``)
+    } finally {
+      await conn.end()
+    }
   }
-  const conn = await adminConnection()
-  await conn.query(`DROP DATABASE IF EXISTS \`${new URL(url).pathname.slice(1)}\``)
-  await conn.end()
+  created.delete(url)
+}
+
+/** Drops whatever this run created and has not dropped yet (after a failure, or on Ctrl-C). */
+export async function dropCreatedDatabases(): Promise<void> {
+  for (const url of [...created]) {
+    await dropDatabase(url).catch((error: unknown) => {
+      process.stderr.write(
+        `could not drop ${url}: ${error instanceof Error ? error.message : String(error)}\n`,
+      )
+    })
+  }
+}
+
+/**
+ * On SIGINT or SIGTERM: drops this run's databases (at most `graceMs` spent on it), then exits 130
+ * or 143 as a process killed by that signal would. Child processes get the terminal's signal too.
+ */
+export function dropDatabasesOnSignal(graceMs = 15_000): void {
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`${signal}: dropping this run's bench databases\n`)
+      const timer = setTimeout(() => process.exit(code), graceMs)
+      void dropCreatedDatabases().finally(() => {
+        clearTimeout(timer)
+        process.exit(code)
+      })
+    })
+  }
+}
+
+/**
+ * A fresh database for one part of the run, opened and migrated: `fn` gets it, and it is closed and
+ * dropped when `fn` ends, whether it returned or threw.
+ */
+export async function withFreshDatabase<T>(
+  dialect: Dialect,
+  part: string,
+  fn: (url: string, db: Db) => Promise<T>,
+  poolSize?: number,
+): Promise<T> {
+  const url = await freshDatabaseUrl(dialect, part)
+  try {
+    const db = await openMigrated(url, poolSize)
+    try {
+      return await fn(url, db)
+    } finally {
+      await db.close()
+    }
+  } finally {
+    await dropDatabase(url)
+  }
 }
 
 /** Opens and migrates a bench database with the product's own connection factory. */

@@ -9,8 +9,18 @@ function render(rows: string[][]): string {
   return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n')
 }
 
+/** `verdict: false` (the smoke run): no target and no met column, since nothing was measured. */
+export interface TableOptions {
+  verdict: boolean
+}
+
+/** Drops the columns from `from` on (target, met) when there is no verdict to give. */
+function withoutVerdict(rows: string[][], from: number, o: TableOptions): string[][] {
+  return o.verdict ? rows : rows.map((r) => [...r.slice(0, from), ...r.slice(from + 2)])
+}
+
 /** The throughput table: medians of each side, their ratio, latencies and the target, as Markdown. */
-export function comparedTable(cases: readonly ComparedCase[]): string {
+export function comparedTable(cases: readonly ComparedCase[], o: TableOptions = { verdict: true }): string {
   const header = [
     'case',
     'unit',
@@ -25,7 +35,7 @@ export function comparedTable(cases: readonly ComparedCase[]): string {
     'met',
     'note',
   ]
-  return render([
+  const rows = [
     header,
     ...cases.map((c) => [
       c.name,
@@ -41,12 +51,14 @@ export function comparedTable(cases: readonly ComparedCase[]): string {
       c.met ? 'yes' : 'NO',
       c.note,
     ]),
-  ])
+  ]
+  return render(withoutVerdict(rows, 9, o))
 }
 
-export function memoryTable(cases: readonly MemoryCase[]): string {
-  return render([
+export function memoryTable(cases: readonly MemoryCase[], o: TableOptions = { verdict: true }): string {
+  const rows = [
     ['process', 'peak RSS MiB (VmHWM)', 'limit MiB', 'met', 'note'],
     ...cases.map((c) => [c.name, num(c.peakRssMiB, 1), num(c.limitMiB), c.met ? 'yes' : 'NO', c.note]),
-  ])
+  ]
+  return render(withoutVerdict(rows, 2, o))
 }

@@ -36,7 +36,8 @@ function positive(name: string, raw: string | undefined, fallback: number): numb
 
 export function parseScaleOptions(argv: string[]): ScaleOptions {
   const { values } = parseArgs({
-    args: argv,
+    // `pnpm bench:scale -- --duration 10m` passes the `--` on.
+    args: argv[0] === '--' ? argv.slice(1) : argv,
     options: {
       duration: { type: 'string' },
       connections: { type: 'string' },

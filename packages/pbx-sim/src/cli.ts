@@ -20,7 +20,8 @@ function numberArg(name: string, value: string | undefined): number | undefined 
  */
 export async function main(argv: string[], logger: Logger = pino({ name: 'pbx-sim' })): Promise<PbxSim> {
   const { values } = parseArgs({
-    args: argv,
+    // `pnpm pbx-sim -- --port 5038` passes the `--` on.
+    args: argv[0] === '--' ? argv.slice(1) : argv,
     options: {
       port: { type: 'string' },
       host: { type: 'string' },

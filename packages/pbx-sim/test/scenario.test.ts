@@ -107,7 +107,8 @@ t.test('the CLI starts from a scenario; flags override it', async (t) => {
 })
 
 t.test('the CLI without a scenario accepts admin/admin', async (t) => {
-  const sim = await main(['--host', '127.0.0.1', '--port', '0'], silent)
+  // The leading `--` is what `pnpm pbx-sim -- --port 5038` (the README's form) passes on.
+  const sim = await main(['--', '--host', '127.0.0.1', '--port', '0'], silent)
   t.teardown(() => sim.close())
   const c = await loggedIn(sim.port)
   await c.close()

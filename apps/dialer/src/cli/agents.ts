@@ -1,138 +1,295 @@
-import { connect, type Database, migrate } from '@hold-dialer/db'
+import { parseArgs } from 'node:util'
+import { connect, type Database, type EmployeeUpdate, isDuplicateKey, migrate } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
 
 /**
  * `pnpm agents ...`: the operator's view of the agent roster (`dialer_employee`). The real agent panel
  * is outside this system; this CLI adds agents, sets presence and keeps a panel alive for tests and
- * trials. Output goes to stdout for the operator at the terminal.
+ * trials. Output goes to stdout for the operator at the terminal, errors to stderr.
  */
-const USAGE = `usage: pnpm agents <command>
-  list                                   show every agent and whether it can take calls
-  add <extension> <name> [email]         add an agent (presence offline)
+export const USAGE = `usage: pnpm agents <command> [arguments]
+  list                              show every agent and whether it can take calls
+  add <extension> <name> [email]    add an agent (active, presence offline)
   presence <extension> ready|paused|offline
-  panel <extension>                      mark the agent's panel as seen now
-  remove <extension>                     deactivate the agent (is_active = 0)
-  demo <ext> [ext...]                    add these agents as ready and keep their panels alive until Ctrl-C
-Uses DATABASE_URL (default sqlite:./data/dialer.sqlite).`
+                                    set the agent's presence by hand
+  panel <extension>                 mark the agent's panel as seen now
+  deactivate <extension>            stop dialing for the agent (kept, with its history)
+  activate <extension>              let a deactivated agent take calls again
+  demo <extension> [extension...]   make these agents ready (adding those missing) and keep their
+                                    panels alive until Ctrl-C
+  help, --help, -h                  this text (also printed with no command)
 
-const out = (s: string) => process.stdout.write(`${s}\n`)
+An extension is the agent's desk number: 1 to 20 digits (0-9), e.g. 1001.
+Uses DATABASE_URL (default sqlite:./data/dialer.sqlite).
+Exit 0: done; 1: the database refused (e.g. no such agent, extension taken); 2: bad command line.`
 
-async function setFields(
-  db: Kysely<Database>,
-  extension: string,
-  fields: Record<string, unknown>,
-): Promise<void> {
+/** What an extension is for this CLI: the digits the desk is dialed by. */
+const EXTENSION = /^[0-9]{1,20}$/
+const PRESENCES = ['ready', 'paused', 'offline'] as const
+const NAME_MAX = 150
+const EMAIL_MAX = 254
+
+export interface AgentsIo {
+  out(line: string): void
+  err(line: string): void
+}
+
+const processIo: AgentsIo = {
+  out: (s) => process.stdout.write(`${s}\n`),
+  err: (s) => process.stderr.write(`${s}\n`),
+}
+
+/** A command line that cannot be run: exit 2. */
+class UsageError extends Error {}
+/** A command the roster refuses (no such agent, extension taken): exit 1. */
+class RosterError extends Error {}
+
+function extensionArg(command: string, raw: string | undefined): string {
+  if (raw === undefined) throw new UsageError(`${command} needs <extension>`)
+  if (!EXTENSION.test(raw))
+    throw new UsageError(`${JSON.stringify(raw)} is not an extension: an extension is 1 to 20 digits (0-9)`)
+  return raw
+}
+
+function noMore(command: string, rest: string[]): void {
+  if (rest.length > 0)
+    throw new UsageError(`${command}: unexpected ${rest.map((a) => JSON.stringify(a)).join(' ')}`)
+}
+
+async function findAgent(db: Kysely<Database>, extension: string) {
+  return db
+    .selectFrom('dialer_employee')
+    .select(['id', 'name', 'is_active'])
+    .where('extension', '=', extension)
+    .executeTakeFirst()
+}
+
+async function setFields(db: Kysely<Database>, extension: string, fields: EmployeeUpdate): Promise<void> {
   const r = await db
     .updateTable('dialer_employee')
     .set(fields)
     .where('extension', '=', extension)
     .executeTakeFirst()
-  if (Number(r.numUpdatedRows) === 0) throw new Error(`no agent with extension ${extension}`)
+  if (Number(r.numUpdatedRows) === 0) throw new RosterError(`no agent with extension ${extension}`)
+}
+
+function alreadyExists(extension: string, existing: { name: string; is_active: number }): RosterError {
+  return new RosterError(
+    existing.is_active === 1
+      ? `extension ${extension} is already taken by ${existing.name}`
+      : `extension ${extension} is already taken by ${existing.name} (deactivated; \`pnpm agents activate ${extension}\` takes it back)`,
+  )
+}
+
+async function addAgent(db: Kysely<Database>, agent: NewAgent, io: AgentsIo): Promise<void> {
+  const { extension, name, email } = agent
+  const existing = await findAgent(db, extension)
+  if (existing) throw alreadyExists(extension, existing)
+  try {
+    await db
+      .insertInto('dialer_employee')
+      .values({ name, extension, email, panel_seen_at: null, wrap_until: null })
+      .execute()
+  } catch (error) {
+    // Added by someone else between the look-up and the insert.
+    if (!isDuplicateKey(error)) throw error
+    const winner = await findAgent(db, extension)
+    throw winner ? alreadyExists(extension, winner) : error
+  }
+  io.out(`added ${extension} (${name}), active, presence offline`)
+}
+
+async function setActive(db: Kysely<Database>, extension: string, active: boolean, io: AgentsIo) {
+  const existing = await findAgent(db, extension)
+  if (!existing) throw new RosterError(`no agent with extension ${extension}`)
+  if ((existing.is_active === 1) === active) {
+    io.out(`${extension} (${existing.name}) is already ${active ? 'active' : 'deactivated'}`)
+    return
+  }
+  await setFields(db, extension, { is_active: active ? 1 : 0 })
+  io.out(
+    active
+      ? `${extension} (${existing.name}) activated`
+      : `${extension} (${existing.name}) deactivated: no new calls (a call in progress finishes)`,
+  )
 }
 
 async function upsertReady(db: Kysely<Database>, extension: string): Promise<void> {
   const now = toDbTime(new Date())
-  const existing = await db
-    .selectFrom('dialer_employee')
-    .select('id')
-    .where('extension', '=', extension)
-    .executeTakeFirst()
-  if (existing) await setFields(db, extension, { presence: 'ready', is_active: 1, panel_seen_at: now })
-  else {
-    await db
-      .insertInto('dialer_employee')
-      .values({
-        name: `Agent ${extension}`,
-        extension,
-        email: null,
-        presence: 'ready',
-        panel_seen_at: now,
-        wrap_until: null,
-      })
-      .execute()
+  if (await findAgent(db, extension)) {
+    await setFields(db, extension, { presence: 'ready', is_active: 1, panel_seen_at: now })
+    return
+  }
+  await db
+    .insertInto('dialer_employee')
+    .values({
+      name: `Agent ${extension}`,
+      extension,
+      email: null,
+      presence: 'ready',
+      panel_seen_at: now,
+      wrap_until: null,
+    })
+    .execute()
+}
+
+async function demo(db: Kysely<Database>, extensions: string[], io: AgentsIo): Promise<void> {
+  for (const ext of extensions) await upsertReady(db, ext)
+  io.out(`agents ${extensions.join(', ')} ready; keeping their panels alive (Ctrl-C to stop)`)
+  await new Promise<void>((resolve) => {
+    const timer = setInterval(() => {
+      void db
+        .updateTable('dialer_employee')
+        .set({ panel_seen_at: toDbTime(new Date()) })
+        .where('extension', 'in', extensions)
+        .execute()
+    }, 10_000)
+    const stop = () => {
+      clearInterval(timer)
+      resolve()
+    }
+    process.once('SIGINT', stop)
+    process.once('SIGTERM', stop)
+  })
+}
+
+interface NewAgent {
+  extension: string
+  name: string
+  email: string | null
+}
+
+function parseAdd(args: string[]): NewAgent {
+  const [rawExtension, rawName, rawEmail, ...rest] = args
+  if (rawExtension === undefined || rawName === undefined)
+    throw new UsageError('add needs <extension> <name>')
+  const extension = extensionArg('add', rawExtension)
+  noMore('add', rest)
+  const name = rawName.trim()
+  if (name === '' || name.length > NAME_MAX)
+    throw new UsageError(`add: the name must be 1 to ${NAME_MAX} characters`)
+  const email = rawEmail?.trim() || null
+  if (email !== null && (email.length > EMAIL_MAX || !/^[^\s@]+@[^\s@]+$/.test(email)))
+    throw new UsageError(`add: ${JSON.stringify(rawEmail)} is not an email address`)
+  return { extension, name, email }
+}
+
+/** The command line checked before the database is opened: a bad one changes nothing. */
+type Command =
+  | { kind: 'help' }
+  | { kind: 'list' }
+  | ({ kind: 'add' } & NewAgent)
+  | { kind: 'presence'; extension: string; presence: (typeof PRESENCES)[number] }
+  | { kind: 'panel'; extension: string }
+  | { kind: 'activate' | 'deactivate'; extension: string }
+  | { kind: 'demo'; extensions: string[] }
+
+function parseCommand(argv: string[]): Command {
+  let positionals: string[]
+  let help: boolean | undefined
+  try {
+    const parsed = parseArgs({
+      // `pnpm agents -- list` passes the `--` on.
+      args: argv[0] === '--' ? argv.slice(1) : argv,
+      options: { help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    })
+    positionals = parsed.positionals
+    help = parsed.values.help
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+  const [command, ...args] = positionals
+  if (help || command === undefined || command === 'help') return { kind: 'help' }
+  switch (command) {
+    case 'list':
+      noMore('list', args)
+      return { kind: 'list' }
+    case 'add':
+      return { kind: 'add', ...parseAdd(args) }
+    case 'presence': {
+      const [extension, presence, ...rest] = args
+      if (extension === undefined || presence === undefined)
+        throw new UsageError('presence needs <extension> ready|paused|offline')
+      const ext = extensionArg('presence', extension)
+      if (!(PRESENCES as readonly string[]).includes(presence))
+        throw new UsageError(`presence is ready, paused or offline, not ${JSON.stringify(presence)}`)
+      noMore('presence', rest)
+      return { kind: 'presence', extension: ext, presence: presence as (typeof PRESENCES)[number] }
+    }
+    case 'panel':
+    case 'activate':
+    case 'deactivate': {
+      const [extension, ...rest] = args
+      const ext = extensionArg(command, extension)
+      noMore(command, rest)
+      return { kind: command, extension: ext }
+    }
+    case 'demo':
+      if (args.length === 0) throw new UsageError('demo needs at least one <extension>')
+      return { kind: 'demo', extensions: args.map((a) => extensionArg('demo', a)) }
+    case 'remove':
+      throw new UsageError('there is no remove: agents are kept; `deactivate <extension>` stops their calls')
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`)
   }
 }
 
-export async function runAgentsCli(argv: string[], url: string): Promise<number> {
-  const [command, ...args] = argv
-  if (!command || command === 'help' || command === '--help') {
-    out(USAGE)
-    return command ? 0 : 2
+/**
+ * Runs one `pnpm agents` command against `url`; returns the exit code. Usage (stdout) for `help`,
+ * `--help`, `-h` and no command at all: exit 0.
+ */
+export async function runAgentsCli(argv: string[], url: string, io: AgentsIo = processIo): Promise<number> {
+  let command: Command
+  try {
+    command = parseCommand(argv)
+  } catch (error) {
+    io.err(`agents: ${(error as Error).message}\nRun \`pnpm agents --help\` for the commands.`)
+    return 2
+  }
+  if (command.kind === 'help') {
+    io.out(USAGE)
+    return 0
   }
   const handle = connect(url)
   try {
     await migrate(handle)
     const db = handle.db
-    switch (command) {
+    switch (command.kind) {
       case 'list': {
         const rows = await db.selectFrom('dialer_employee').selectAll().orderBy('extension').execute()
         for (const r of rows) {
-          out(
-            `${r.extension ?? '-'}\t${r.name}\tactive=${r.is_active}\tpresence=${r.presence}\tpanel=${r.panel_seen_at ?? 'never'}\ton_call=${r.on_call_by ?? '-'}`,
+          io.out(
+            `${r.extension ?? '-'}\t${r.name}\t${r.is_active === 1 ? 'active' : 'deactivated'}\tpresence=${r.presence}\tpanel=${r.panel_seen_at ?? 'never'}\ton_call=${r.on_call_by ?? '-'}`,
           )
         }
-        out(`${rows.length} agent(s)`)
-        return 0
+        io.out(`${rows.length} agent(s)`)
+        break
       }
-      case 'add': {
-        const [extension, name, email] = args
-        if (!extension || !name) throw new Error('add needs <extension> <name>')
-        await db
-          .insertInto('dialer_employee')
-          .values({ name, extension, email: email ?? null, panel_seen_at: null, wrap_until: null })
-          .execute()
-        out(`added ${extension} (${name}), presence offline`)
-        return 0
-      }
-      case 'presence': {
-        const [extension, presence] = args
-        if (!extension || !['ready', 'paused', 'offline'].includes(presence ?? ''))
-          throw new Error('presence needs <extension> ready|paused|offline')
-        await setFields(db, extension, { presence })
-        out(`${extension} is ${presence}`)
-        return 0
-      }
-      case 'panel': {
-        const [extension] = args
-        if (!extension) throw new Error('panel needs <extension>')
-        await setFields(db, extension, { panel_seen_at: toDbTime(new Date()) })
-        out(`${extension} panel seen`)
-        return 0
-      }
-      case 'remove': {
-        const [extension] = args
-        if (!extension) throw new Error('remove needs <extension>')
-        await setFields(db, extension, { is_active: 0 })
-        out(`${extension} deactivated`)
-        return 0
-      }
-      case 'demo': {
-        if (args.length === 0) throw new Error('demo needs at least one extension')
-        for (const ext of args) await upsertReady(db, ext)
-        out(`agents ${args.join(', ')} ready; keeping their panels alive (Ctrl-C to stop)`)
-        await new Promise<void>((resolve) => {
-          const timer = setInterval(() => {
-            void db
-              .updateTable('dialer_employee')
-              .set({ panel_seen_at: toDbTime(new Date()) })
-              .where('extension', 'in', args)
-              .execute()
-          }, 10_000)
-          const stop = () => {
-            clearInterval(timer)
-            resolve()
-          }
-          process.once('SIGINT', stop)
-          process.once('SIGTERM', stop)
-        })
-        return 0
-      }
-      default:
-        throw new Error(`unknown command ${command}\n${USAGE}`)
+      case 'add':
+        await addAgent(db, command, io)
+        break
+      case 'presence':
+        await setFields(db, command.extension, { presence: command.presence })
+        io.out(`${command.extension} is ${command.presence}`)
+        break
+      case 'panel':
+        await setFields(db, command.extension, { panel_seen_at: toDbTime(new Date()) })
+        io.out(`${command.extension} panel seen`)
+        break
+      case 'activate':
+      case 'deactivate':
+        await setActive(db, command.extension, command.kind === 'activate', io)
+        break
+      case 'demo':
+        await demo(db, command.extensions, io)
+        break
     }
+    return 0
   } catch (error) {
-    process.stderr.write(`agents: ${(error as Error).message}\n`)
+    io.err(`agents: ${(error as Error).message}`)
     return 1
   } finally {
     await handle.close()

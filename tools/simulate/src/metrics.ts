@@ -1,7 +1,9 @@
 import type { CallRecord } from '@hold-dialer/pbx-sim'
 
+export type Mode = 'progressive' | 'predictive'
+
 export interface ModeResult {
-  mode: 'progressive' | 'predictive'
+  mode: Mode
   talkMinutesPerAgentHour: number
   idleShare: number
   abandonRate: number
@@ -75,4 +77,25 @@ export function summarise(
     abandoned,
     callsPerHour: originated / hours,
   }
+}
+
+/** How a mode is doing so far, reported while it runs. */
+export interface Progress {
+  mode: Mode
+  /** Simulated minutes since the start of the shift. */
+  minute: number
+  /** Calls originated so far. */
+  calls: number
+  /** Calls answered more than COMPLIANCE_SECONDS ago (for later ones it is not known yet if they are abandoned). */
+  answered: number
+  abandoned: number
+  /** Abandoned / answered (0 before the first answer). */
+  abandonRate: number
+}
+
+export const pct = (x: number) => `${(x * 100).toFixed(2)}%`
+
+/** `predictive: minute 15 of 60, 212 calls, 61 answered, abandon rate so far 1.64% (1 abandoned)` */
+export function progressLine(s: Progress, ofMinutes: number): string {
+  return `${s.mode}: minute ${Math.floor(s.minute)} of ${ofMinutes}, ${s.calls} calls, ${s.answered} answered, abandon rate so far ${pct(s.abandonRate)} (${s.abandoned} abandoned)`
 }

@@ -1,22 +1,25 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { chartSvg } from './chart.js'
-import type { ModeResult } from './metrics.js'
-import { parseParams, type SimParams } from './params.js'
+import { type ModeResult, type Progress, pct, progressLine } from './metrics.js'
+import { parseSimArgs, type SimParams, USAGE, UsageError } from './params.js'
 import { runMode } from './run.js'
 
 /**
  * `pnpm simulate [--agents 20 --duration-minutes 60 ...] [--out DIR]`: a call-centre shift in accelerated
  * time, progressive then predictive on the same seeded population. Prints the comparison, writes
- * `simulation.json` and `simulation.svg` to DIR (default sim-results/), and exits 1 if an invariant
- * broke (abandon rate over the cap, a lead dialed twice at once, a lead lost or left reserved).
+ * `simulation.json`, `simulation.md` and `simulation.svg` to DIR (default sim-results/), and exits 1 if
+ * an invariant broke (abandon rate over the cap, a lead dialed twice at once, a lead lost or left
+ * reserved), 2 on a bad flag. Progress goes to stderr, so stdout holds the results alone.
  */
 const out = (s: string) => process.stdout.write(`${s}\n`)
+
+const progress = (p: SimParams) => (s: Progress) =>
+  process.stderr.write(`${progressLine(s, p.durationMinutes)}\n`)
 
 function table(p: SimParams, results: ModeResult[]): string {
   const [a, b] = results as [ModeResult, ModeResult]
   const row = (name: string, f: (r: ModeResult) => string) => `| ${name} | ${f(a)} | ${f(b)} |`
-  const pct = (x: number) => `${(x * 100).toFixed(2)}%`
   return [
     `${p.agents} agents, answer rate ${p.answerRate} then ${p.answerRateAfter} after ${p.shiftAt * 100}% of ${p.durationMinutes} simulated minutes,`,
     `ring mean ${p.ringMeanSeconds} s (no answer rings 30 s), talk mean ${p.talkMeanSeconds} s, wrap ${p.wrapSeconds} s, patience ${p.patienceMinSeconds} s + exponential, mean ${p.patienceMeanSeconds} s, seed ${p.seed}`,
@@ -36,16 +39,26 @@ function table(p: SimParams, results: ModeResult[]): string {
   ].join('\n')
 }
 
-async function main(): Promise<number> {
-  const args = process.argv.slice(2)
-  const outAt = args.indexOf('--out')
-  const dir = resolve(outAt >= 0 ? (args.splice(outAt, 2)[1] ?? 'sim-results') : 'sim-results')
-  const p = parseParams(args)
+async function main(argv: string[]): Promise<number> {
+  let args: ReturnType<typeof parseSimArgs>
+  try {
+    args = parseSimArgs(argv)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    process.stderr.write(`simulate: ${error.message}\nRun \`pnpm simulate --help\` for the flags.\n`)
+    return 2
+  }
+  if (args.help) {
+    out(USAGE)
+    return 0
+  }
+  const { params: p, progressMinutes } = args
+  const dir = resolve(args.out)
   const results: ModeResult[] = []
   for (const mode of ['progressive', 'predictive'] as const) {
     const started = Date.now()
     out(`${mode}: ${p.durationMinutes} simulated minutes at ${p.timeScale}x...`)
-    results.push(await runMode(mode, p))
+    results.push(await runMode(mode, p, { onProgress: progress(p), progressMinutes }))
     out(`${mode}: done in ${((Date.now() - started) / 1000).toFixed(0)} s`)
   }
   const text = table(p, results)
@@ -67,4 +80,4 @@ async function main(): Promise<number> {
   return broken.length > 0 ? 1 : 0
 }
 
-process.exitCode = await main()
+process.exitCode = await main(process.argv.slice(2))

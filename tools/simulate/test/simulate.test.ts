@@ -1,0 +1,125 @@
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import t from 'tap'
+import type { Progress } from '../src/metrics.js'
+import { DEFAULT_PARAMS, parseSimArgs } from '../src/params.js'
+import { runMode } from '../src/run.js'
+
+// The call-centre simulation at a small size: its invariants, not its speed. A fresh governor window
+// (no history): the abandon budget then allows no line an idle agent could not take, whatever happens.
+const small = {
+  ...DEFAULT_PARAMS,
+  agents: 4,
+  leads: 300,
+  durationMinutes: 5,
+  timeScale: 10,
+  historyAnswered: 0,
+  sampleSeconds: 60,
+}
+
+const mainTs = new URL('../src/main.ts', import.meta.url).pathname
+const loader = new URL('../../../scripts/ts-loader/register.mjs', import.meta.url).href
+const cli = (args: string[], cwd?: string) =>
+  spawnSync(process.execPath, ['--conditions=hold-dialer-src', '--import', loader, mainTs, ...args], {
+    encoding: 'utf8',
+    cwd,
+  })
+
+t.test('flags parse over the defaults and bad ones are refused', async (t) => {
+  const parsed = parseSimArgs(['--agents', '7', '--answer-rate-after', '0.4', '--out', 'x'])
+  t.match(parsed, {
+    help: false,
+    out: 'x',
+    progressMinutes: 5,
+    params: { agents: 7, answerRateAfter: 0.4, talkMeanSeconds: 180 },
+  })
+  t.match(parseSimArgs(['--', '--agents', '3']), { params: { agents: 3 } }, 'a leading -- is ignored')
+  t.same(parseSimArgs(['--help']), { help: true })
+  t.same(parseSimArgs(['-h']), { help: true })
+  t.throws(() => parseSimArgs(['--nope', '1']), { name: 'UsageError', message: /Unknown option '--nope'/ })
+  t.throws(() => parseSimArgs(['stray']), /Unexpected argument 'stray'/)
+  t.throws(() => parseSimArgs(['--agents']), /argument missing/)
+  t.throws(() => parseSimArgs(['--agents', 'x']), /--agents needs a non-negative number/)
+  t.throws(() => parseSimArgs(['--agents', '0']), /at least 1/)
+  t.throws(() => parseSimArgs(['--answer-rate', '2']), /--answer-rate is a share/)
+  t.throws(() => parseSimArgs(['--duration-minutes', '0']), /more than 0/)
+})
+
+t.test('the command: --help prints the usage and exits 0, a bad flag exits 2 on stderr', async (t) => {
+  const help = cli(['--help'])
+  t.equal(help.status, 0)
+  t.match(help.stdout, /^usage: pnpm simulate/)
+  t.match(help.stdout, /--answer-rate-after N +the same after the shift point, 0-1 \[0\.5\]/)
+  const bad = cli(['--agnets', '5'])
+  t.equal(bad.status, 2)
+  t.equal(bad.stdout, '')
+  t.match(bad.stderr, /simulate: Unknown option '--agnets'.*\nRun `pnpm simulate --help`/s)
+})
+
+t.test('the command writes its three files and reports progress on stderr', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'hd-sim-out-'))
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
+  const run = cli(
+    [
+      '--agents',
+      '2',
+      '--leads',
+      '60',
+      '--duration-minutes',
+      '2',
+      '--time-scale',
+      '30',
+      '--history-answered',
+      '0',
+      '--progress-minutes',
+      '1',
+      '--out',
+      'out',
+    ],
+    dir,
+  )
+  t.equal(run.status, 0, run.stderr)
+  t.match(run.stderr, /^progressive: minute 1 of 2, \d+ calls, \d+ answered, abandon rate so far \d+\.\d\d%/m)
+  t.match(run.stderr, /^predictive: minute 1 of 2, /m)
+  t.notMatch(run.stdout, /abandon rate so far/, 'progress stays off stdout')
+  t.match(run.stdout, /\| talk minutes per agent-hour \|/)
+  const json = JSON.parse(readFileSync(join(dir, 'out', 'simulation.json'), 'utf8'))
+  t.equal(json.params.agents, 2)
+  t.same(
+    json.results.map((r: { mode: string }) => r.mode),
+    ['progressive', 'predictive'],
+  )
+  t.match(readFileSync(join(dir, 'out', 'simulation.svg'), 'utf8'), /^<svg /)
+  t.match(
+    readFileSync(join(dir, 'out', 'simulation.md'), 'utf8'),
+    /\| figure \| progressive \| predictive \|/,
+  )
+})
+
+for (const mode of ['progressive', 'predictive'] as const) {
+  t.test(
+    `${mode}: abandon rate within the cap, no lead dialed twice at once, none lost or left reserved`,
+    async (t) => {
+      const progress: Progress[] = []
+      const r = await runMode(mode, small, { progressMinutes: 1, onProgress: (p) => progress.push(p) })
+      t.ok(r.answered > 0, `${r.answered} answered`)
+      t.ok(r.abandonRate <= small.abandonRateMax, `abandon rate ${r.abandonRate}`)
+      t.equal(r.worstConcurrency, 1)
+      t.equal(r.leadsAccounted, small.leads)
+      t.equal(r.leadsStillReserved, 0)
+      t.ok(r.samples.length >= 5, 'a sample per simulated minute')
+      if (mode === 'progressive')
+        t.equal(r.abandoned, 0, 'the agent is on the line before the customer is dialed')
+      t.same(
+        progress.map((p) => Math.floor(p.minute)),
+        [1, 2, 3, 4],
+        'a progress report every simulated minute',
+      )
+      const last = progress.at(-1)!
+      t.equal(last.mode, mode)
+      t.ok(last.calls > 0 && last.calls >= last.answered && last.answered >= last.abandoned)
+    },
+  )
+}
