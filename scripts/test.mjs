@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { checkCoverage } from './coverage-floor.mjs'
 
 const root = new URL('..', import.meta.url).pathname
 const PACKAGES = [
@@ -114,6 +115,7 @@ const env = { ...process.env, TEST_DIALECTS: dialects, HOLD_DIALER_TEST_LOG: log
 const filter = process.argv.slice(2).filter((a) => !a.startsWith('--'))
 let files = { pass: 0, fail: 0 }
 let realAsterisk = { pass: 0, fail: 0 }
+const coverageLines = []
 for (const pkg of PACKAGES) {
   if (filter.length && !filter.some((f) => pkg.includes(f))) continue
   const testDir = join(root, pkg, 'test')
@@ -129,13 +131,18 @@ for (const pkg of PACKAGES) {
   const m = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(r.stdout ?? '')
   if (m) files = { pass: files.pass + Number(m[2]), fail: files.fail + Number(m[1]) - Number(m[2]) }
   if (r.status !== 0) failures.push(`tests (${pkg})`)
+  const coverage = checkCoverage(join(root, pkg), bin('tap'))
+  coverageLines.push(`coverage (${pkg}): ${coverage.text}`)
+  out(coverageLines.at(-1))
+  if (!coverage.ok) failures.push(`coverage (${pkg})`)
   const realDir = join(root, pkg, 'asterisk-test')
   if (asterisk.ok && existsSync(realDir) && hasTests(realDir)) {
     out(`\n=== real-Asterisk tests (${pkg})`)
     const files = readdirSync(realDir)
       .filter((n) => n.endsWith('.test.ts'))
       .map((n) => `asterisk-test/${n}`)
-    const ra = spawnSync(bin('tap'), files, {
+    // Coverage is gated on the suite every machine runs (above), not on this one.
+    const ra = spawnSync(bin('tap'), ['--disable-coverage', ...files], {
       cwd: join(root, pkg),
       env,
       encoding: 'utf8',
@@ -176,6 +183,7 @@ out(
     ? `real-Asterisk tap assertions: ${realAsterisk.pass} passed, ${realAsterisk.fail} failed`
     : `real-Asterisk tests: NOT RUN (${asterisk.why})`,
 )
+for (const line of coverageLines) out(line)
 if (failures.length) out(`failed steps: ${failures.join(', ')}`)
 out(`tap assertions: ${files.pass} passed, ${files.fail} failed`)
 process.exit(failures.length ? 1 : 0)
