@@ -44,7 +44,7 @@ if (!testDialects().includes('mysql')) {
     let kills = 0
     const killing = (async () => {
       while (!stop) {
-        await killer.db.connection().execute(async (conn) => {
+        await killer.kysely.connection().execute(async (conn) => {
           const { rows } = await sql<{ ID: number }>`
             SELECT ID FROM information_schema.PROCESSLIST
             WHERE DB = ${database.handle.target.database} AND ID <> CONNECTION_ID()`.execute(conn)
@@ -123,7 +123,7 @@ if (!testDialects().includes('mysql')) {
 
     // Nothing acknowledged is missing.
     const stored = new Set(
-      (await database.handle.db.selectFrom('hold_dialer_master_data').select('oli_id').execute()).map(
+      (await database.handle.kysely.selectFrom('hold_dialer_master_data').select('oli_id').execute()).map(
         (r) => r.oli_id,
       ),
     )

@@ -13,7 +13,7 @@ const select = (name: string): Statement => ({
 
 forEachDialect(t, async (t, database) => {
   const handle = database.handle
-  const { db } = handle
+  const { kysely: db } = handle
   const named = async (name: string) =>
     (await db.selectFrom('dialer_employee').select(['name', 'email']).where('name', '=', name).execute()).map(
       (r) => r.email,

@@ -35,7 +35,7 @@ const employee = (name: string) => ({
 })
 
 forEachDialect(t, async (t, database) => {
-  const { db } = database.handle
+  const { kysely: db } = database.handle
 
   t.test('commits on success and returns the value', async (t) => {
     const id = await withTransaction(db, async (trx) => {
@@ -239,7 +239,7 @@ forEachDialect(t, async (t, database) => {
       setTimeout(() => other.exec('COMMIT'), 80)
       let retried = 0
       await withTransaction(
-        quick.db,
+        quick.kysely,
         (trx) => trx.insertInto('dialer_employee').values(employee('after-busy')).execute(),
         {
           baseDelayMs: 40,

@@ -25,7 +25,7 @@ async function rejectWithEveryProblem(
   if (Array.isArray(items)) requireDatabase(ctx)
   const { problems } = Array.isArray(items)
     ? await leadProblems(
-        { db: ctx.db.db, mode: ctx.config.callbackMode, zone: ctx.config.timezone },
+        { db: ctx.db.kysely, mode: ctx.config.callbackMode, zone: ctx.config.timezone },
         items.slice(0, MAX_BATCH),
         batched,
         new Set(schemaProblems.map((p) => p.field)),
@@ -66,7 +66,7 @@ export function pushRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const leads = batched ? sent.leads : [sent]
           requireDatabase(ctx)
           const checked = await checkLeads(
-            { db: ctx.db.db, mode: ctx.config.callbackMode, zone: ctx.config.timezone },
+            { db: ctx.db.kysely, mode: ctx.config.callbackMode, zone: ctx.config.timezone },
             leads,
             batched,
           )

@@ -158,7 +158,7 @@ function singleLeadGroups(db: Db): GroupCommit<SingleLead, Status> {
     if (only && db.dialect === 'mysql') {
       // One autocommit statement: run again on a fresh connection if this one is lost.
       const outcome = await withRetry(
-        () => upsertOneLead(db.db, only.row),
+        () => upsertOneLead(db.kysely, only.row),
         only.onRetry ? { onRetry: only.onRetry } : {},
       )
       if (outcome !== 'unchanged') return new Map([[only.row.oli_id, outcome]])
