@@ -8,10 +8,10 @@ import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tra
 import { progressiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
 import { reconcileAfterLogin } from './calls/reconcile.js'
+import { type ClaimedLead, claimLead } from './claim/claim.js'
 import { PredictiveEngine } from './predictive.js'
 import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
-import { type ClaimedLead, claimLead } from './sql/claim.js'
 import { refreshReservations, writeHeartbeat } from './sql/heartbeat.js'
 import { expiredReservations, releaseReservation, releaseStaleAgents } from './sql/release-stale.js'
 

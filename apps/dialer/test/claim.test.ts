@@ -1,7 +1,7 @@
 import { connect, type NewMasterRow } from '@hold-dialer/db'
 import { forEachDialect } from '@hold-dialer/db/testing'
 import t from 'tap'
-import { claimLead, type LeadClaim } from '../src/sql/claim.js'
+import { claimLead, type LeadClaim } from '../src/claim/claim.js'
 
 const NOW = new Date('2026-11-23T12:00:00.000Z')
 const PAST = '2026-11-23 11:00:00.000'

@@ -1,7 +1,7 @@
 import { type Db, withBatchTransaction } from '@hold-dialer/db'
 // The dialer's own claim and settle statements, as its claim round and its settle run them
 // (apps/dialer/src/dialer.ts, settle.ts).
-import { type ClaimedLead, claimLead } from '../../../apps/dialer/dist/sql/claim.js'
+import { type ClaimedLead, claimLead } from '../../../apps/dialer/dist/claim/claim.js'
 import { settleLeadStatement } from '../../../apps/dialer/dist/sql/settle-lead.js'
 import { releaseAgentStatement } from '../../../apps/dialer/dist/sql/take-agent.js'
 import { msSince } from '../lib/stats.js'
