@@ -4,7 +4,6 @@ import { ApiError, validationFailed } from '../errors.js'
 import { ErrorBody } from '../schemas/common.js'
 import { type LeadInput, MAX_BATCH, PinnedLead, PoolLead, PushResponse, pushBody } from '../schemas/lead.js'
 import { requireDatabase } from '../services/database-gate.js'
-import { pushLeads } from '../services/push-leads.js'
 import { checkLeads, leadProblems } from '../services/validate-leads.js'
 import { detailsFromSchemaErrors, type SchemaError } from '../validation-details.js'
 
@@ -70,9 +69,8 @@ export function pushRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
             leads,
             batched,
           )
-          const results = await pushLeads(
+          const results = await ctx.leads.push(
             {
-              db: ctx.db,
               hours: ctx.config.hours,
               now: ctx.now(),
               onRetry: ({ reason }) => ctx.metrics.dbRetries.inc({ reason }),
