@@ -1,5 +1,10 @@
 import { connect } from '@hold-dialer/db'
-import { createTestDatabase, recordDialectResult, testDialects } from '@hold-dialer/db/testing'
+import {
+  createTestDatabase,
+  recordDialectResult,
+  testDialects,
+  unlessAlreadyGone,
+} from '@hold-dialer/db/testing'
 import { sql } from 'kysely'
 import t from 'tap'
 import { apiFixture, lead, masterRow } from './fixture.js'
@@ -52,7 +57,7 @@ if (!testDialects().includes('mysql')) {
             await sql
               .raw(`KILL CONNECTION ${Number(row.ID)}`)
               .execute(conn)
-              .catch(() => {})
+              .catch(unlessAlreadyGone)
             kills += 1
           }
         })

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { forEachDialect } from '@hold-dialer/db/testing'
+import { forEachDialect, unlessAlreadyGone } from '@hold-dialer/db/testing'
 import { startPbxSim } from '@hold-dialer/pbx-sim'
 import { sql } from 'kysely'
 import t from 'tap'
@@ -205,7 +205,7 @@ forEachDialect(t, async (t, database) => {
         )
         t.ok(rows.length > 0)
         for (const r of rows)
-          await sql`KILL ${sql.raw(String(r.id))}`.execute(database.handle.kysely).catch(() => {})
+          await sql`KILL ${sql.raw(String(r.id))}`.execute(database.handle.kysely).catch(unlessAlreadyGone)
         await h.until('Received', async () => (await h.lead('FA-7'))?.dial_status === 'Received', 20_000)
         t.match(await h.lead('FA-7'), { call_count: 1, isReserved: 0 })
         t.equal((await h.attempts('FA-7')).length, 1)
