@@ -10,7 +10,7 @@ import {
 } from '@hold-dialer/db'
 import { type DialStateReset, resetForPush, toDbTime, type WorkingHours } from '@hold-dialer/rules'
 import type { PushResultType } from '../schemas/lead.js'
-import { type LockedLead, lockLeadsStatement } from '../sql/lock-leads.js'
+import { lockedLeads, lockLeadsStatement } from '../sql/lock-leads.js'
 import { upsertOneLead } from '../sql/upsert-one-lead.js'
 import { insertLeadsStatement, overwriteLeadsStatement } from '../sql/write-leads.js'
 import type { CheckedLead } from './validate-leads.js'
@@ -52,19 +52,19 @@ async function writeLocked(
     db,
     async (session) => {
       const [locked] = await session.run([lock])
-      const existing = new Map((locked!.rows as unknown as LockedLead[]).map((r) => [r.oli_id, r]))
+      const existing = new Map(lockedLeads(locked!.rows).map((r) => [r.oli_id, r]))
       const status = new Map<string, Status>()
       const inserts: NewMasterRow[] = []
       const updates: NewMasterRow[] = []
       const updateIds: number[] = []
       for (const row of byOli) {
         const found = existing.get(row.oli_id)
-        if (found && isLive({ dial_status: found.dial_status, isReserved: Number(found.isReserved) })) {
+        if (found && isLive(found)) {
           status.set(row.oli_id, 'skipped_in_flight')
         } else if (found) {
           status.set(row.oli_id, 'updated')
           updates.push(row)
-          updateIds.push(Number(found.id))
+          updateIds.push(found.id)
         } else {
           status.set(row.oli_id, 'inserted')
           inserts.push(row)
