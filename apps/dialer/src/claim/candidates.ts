@@ -1,6 +1,5 @@
 import type { Dialect, MasterRow, MasterTable, Statement } from '@hold-dialer/db'
-import type { DialStatus } from '@hold-dialer/rules'
-import { toDbTime } from '@hold-dialer/rules'
+import { type DialStatus, toDbTime } from '@hold-dialer/rules'
 import type { ClaimRequest } from './request.js'
 
 // The claim's candidate queries: which parts a claim looks in, their SQL, and the claim order
