@@ -41,7 +41,7 @@ async function benchPush(dialect: Dialect, o: BenchOptions, compared: ComparedCa
     `--- ${dialect}: push (API process vs plain ${dialect === 'mysql' ? 'mysql2' : 'better-sqlite3'} script)`,
   )
   await withFreshDatabase(dialect, 'push', async (pushUrl, pushDb) => {
-    await seedPushPools(pushDb.db)
+    await seedPushPools(pushDb.kysely)
     const api = await startApi({
       databaseUrl: pushUrl,
       port: o.port,
@@ -82,7 +82,7 @@ async function benchClaims(dialect: Dialect, o: BenchOptions, compared: Compared
     dialect,
     'claims',
     async (claimUrl, claimDb) => {
-      const agents = await seedClaimPool(claimDb.db, claimPoolSize(o.seconds))
+      const agents = await seedClaimPool(claimDb.kysely, claimPoolSize(o.seconds))
       const { cases } = await claimCases({
         dialect,
         databaseUrl: claimUrl,

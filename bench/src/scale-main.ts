@@ -58,9 +58,9 @@ async function scaleRun(
   db: Db,
 ): Promise<void> {
   const extensions = agentExtensions(o.agents)
-  await seedAgents(db.db, extensions)
+  await seedAgents(db.kysely, extensions)
   const stamp = nowStamp()
-  await db.db
+  await db.kysely
     .insertInto('hold_dialer_master_data')
     .values({
       oli_id: RATE_LIMIT_TARGET,
@@ -78,7 +78,7 @@ async function scaleRun(
     })
     .execute()
   const sim = await startSim(extensions)
-  const stopPanels = keepPanelsAlive(db.db)
+  const stopPanels = keepPanelsAlive(db.kysely)
   const children: Child[] = []
   try {
     const apis: Child[] = []
@@ -132,8 +132,8 @@ async function scaleRun(
     for (const child of children)
       if (child.exited()) throw new Error(`${child.name} exited:\n${child.tail()}`)
     const rss = Object.fromEntries(children.map((c) => [c.name, c.peakRssMiB()]))
-    const byDialer = await attemptsByDialer(db.db)
-    const lost = await lostLeads(db.db, pushes.pushed)
+    const byDialer = await attemptsByDialer(db.kysely)
+    const lost = await lostLeads(db.kysely, pushes.pushed)
     const worstPerNumber = worstConcurrentCallsPerNumber(sim)
     const overlaps = agentOverlaps(sim)
 

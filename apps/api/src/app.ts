@@ -14,6 +14,7 @@ import { installBodyHandling } from './plugins/request-body.js'
 import { detailedHealthRoutes, publicHealthRoutes } from './routes/health.js'
 import { leadWriteRoutes } from './routes/lead-writes.js'
 import { pushRoutes } from './routes/push.js'
+import { LeadWriter } from './services/lead-writer.js'
 
 /** The spec's 1 MB body limit, read as 1 MiB. */
 export const BODY_LIMIT = 1024 * 1024
@@ -63,6 +64,7 @@ export async function buildApp(given: ApiContext, options: BuildOptions = {}): P
     availability:
       given.availability ??
       DatabaseAvailability.alreadyReady({ db: given.db, log: options.logger ?? { info() {}, warn() {} } }),
+    leads: new LeadWriter(given.db),
   }
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
   const app = Fastify({

@@ -2,6 +2,7 @@ import type { DatabaseAvailability, Db } from '@hold-dialer/db'
 import type { Config } from '@hold-dialer/rules'
 import type { WarnLogBuffer } from './log-buffer.js'
 import type { ApiMetrics } from './metrics.js'
+import type { LeadWriter } from './services/lead-writer.js'
 
 /** What the API reports about its own AMI connection (it keeps one for health only; it never dials). */
 export interface AmiStatus {
@@ -39,5 +40,8 @@ export interface ApiContext {
   startedAt: Date
 }
 
-/** The context the routes get: `availability` always there. */
-export type AppContext = ApiContext & { availability: DatabaseAvailability }
+/**
+ * The context the routes get: `availability` always there, and the app's one writer of pushed leads
+ * (its single-lead group commit), built with the app.
+ */
+export type AppContext = ApiContext & { availability: DatabaseAvailability; leads: LeadWriter }

@@ -65,7 +65,7 @@ const ami = amiHealthConnection(config)
 const redis = config.redisUrl
   ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false })
   : undefined
-redis?.on('error', (err) => logger.warn({ err: err.message }, 'redis error (rate limit falls open)'))
+redis?.on('error', (err) => logger.warn({ err }, 'redis error (rate limit falls open)'))
 const app = await buildApp(
   {
     config,

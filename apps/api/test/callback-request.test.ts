@@ -5,7 +5,7 @@ import { type ApiFixture, apiFixture, lead, masterRow } from './fixture.js'
 
 /** A used dial state on a row, so that every column the reset writes visibly changes. */
 async function dirty(fx: ApiFixture, oliId: string): Promise<void> {
-  await fx.database.handle.db
+  await fx.database.handle.kysely
     .updateTable('hold_dialer_master_data')
     .set({
       dial_status: 'Not Connected',
@@ -151,7 +151,7 @@ forEachDialect(t, async (t, database) => {
 
   t.test('a live (Calling + reserved) row: 409 lead_in_flight, byte-for-byte unchanged', async (t) => {
     await fx.push(lead({ oli_id: 'CR-LIVE', priority_id: 2 }))
-    await fx.database.handle.db
+    await fx.database.handle.kysely
       .updateTable('hold_dialer_master_data')
       .set({
         dial_status: 'Calling',

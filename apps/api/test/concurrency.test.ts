@@ -48,7 +48,7 @@ async function post(base: string, body: unknown): Promise<PushAnswer> {
 }
 
 forEachDialect(t, async (t, database) => {
-  const db = database.handle.db
+  const db = database.handle.kysely
 
   t.test(
     '20 concurrent overlapping batches: every lead counted once as inserted, no torn rows',

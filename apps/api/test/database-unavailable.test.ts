@@ -119,7 +119,7 @@ for (const dialect of testDialects()) {
 
       const pin: Record<string, unknown> = {}
       if (mode === 'pinned') {
-        const r = await outage.database.handle.db
+        const r = await outage.database.handle.kysely
           .insertInto('dialer_employee')
           .values({ name: 'Asha', extension: '1001' })
           .executeTakeFirstOrThrow()

@@ -1,5 +1,10 @@
 import { connect } from '@hold-dialer/db'
-import { createTestDatabase, recordDialectResult, testDialects } from '@hold-dialer/db/testing'
+import {
+  createTestDatabase,
+  recordDialectResult,
+  testDialects,
+  unlessAlreadyGone,
+} from '@hold-dialer/db/testing'
 import { sql } from 'kysely'
 import t from 'tap'
 import { apiFixture, lead, masterRow } from './fixture.js'
@@ -44,7 +49,7 @@ if (!testDialects().includes('mysql')) {
     let kills = 0
     const killing = (async () => {
       while (!stop) {
-        await killer.db.connection().execute(async (conn) => {
+        await killer.kysely.connection().execute(async (conn) => {
           const { rows } = await sql<{ ID: number }>`
             SELECT ID FROM information_schema.PROCESSLIST
             WHERE DB = ${database.handle.target.database} AND ID <> CONNECTION_ID()`.execute(conn)
@@ -52,7 +57,7 @@ if (!testDialects().includes('mysql')) {
             await sql
               .raw(`KILL CONNECTION ${Number(row.ID)}`)
               .execute(conn)
-              .catch(() => {})
+              .catch(unlessAlreadyGone)
             kills += 1
           }
         })
@@ -123,7 +128,7 @@ if (!testDialects().includes('mysql')) {
 
     // Nothing acknowledged is missing.
     const stored = new Set(
-      (await database.handle.db.selectFrom('hold_dialer_master_data').select('oli_id').execute()).map(
+      (await database.handle.kysely.selectFrom('hold_dialer_master_data').select('oli_id').execute()).map(
         (r) => r.oli_id,
       ),
     )

@@ -119,7 +119,7 @@ export function lead(overrides: Record<string, unknown> = {}): Record<string, un
 }
 
 export async function masterRow(fx: ApiFixture, oliId: string) {
-  return fx.database.handle.db
+  return fx.database.handle.kysely
     .selectFrom('hold_dialer_master_data')
     .selectAll()
     .where('oli_id', '=', oliId)

@@ -154,7 +154,7 @@ function describe(method: string, url: string, answer: Answer, payload: unknown)
 }
 
 async function injectAndCheck(fx: ApiFixture, req: FuzzRequest): Promise<void> {
-  const before = await tableState(fx.database.handle.db)
+  const before = await tableState(fx.database.handle.kysely)
   const res = await fx.app.inject({
     method: req.method,
     url: req.url,
@@ -167,7 +167,7 @@ async function injectAndCheck(fx: ApiFixture, req: FuzzRequest): Promise<void> {
   const problem = answerProblem(answer, { method: req.method, path, requestId: req.headers['x-request-id'] })
   if (problem) throw new Error(`${problem}: ${describe(req.method, req.url, answer, req.payload)}`)
   if (res.statusCode >= 200 && res.statusCode < 300) return
-  const after = await tableState(fx.database.handle.db)
+  const after = await tableState(fx.database.handle.kysely)
   if (after !== before)
     throw new Error(
       `a rejected request changed the tables: ${describe(req.method, req.url, answer, req.payload)}: ${firstDifference(before, after)}`,
@@ -256,7 +256,7 @@ const validCallback = fc.record({
 })
 
 async function sendAndCheck(fx: ApiFixture, port: number, req: WireRequest): Promise<void> {
-  const before = await tableState(fx.database.handle.db)
+  const before = await tableState(fx.database.handle.kysely)
   const res = await rawRequest(port, httpText(req.method, req.path, req.headers, req.body))
   // HTTP drops white space around a header's value before the server sees it.
   const problem = answerProblem(res, { method: req.method, path: req.path, requestId: req.requestId?.trim() })
@@ -264,7 +264,7 @@ async function sendAndCheck(fx: ApiFixture, port: number, req: WireRequest): Pro
     `${req.method} ${req.path} ${JSON.stringify(req.headers)} ${JSON.stringify(req.body.toString('latin1').slice(0, 200))} -> ${res.status} ${res.body.slice(0, 300)}`
   if (problem) throw new Error(`${problem}: ${shown()}`)
   if (res.status >= 200 && res.status < 300) return
-  const after = await tableState(fx.database.handle.db)
+  const after = await tableState(fx.database.handle.kysely)
   if (after !== before)
     throw new Error(`a rejected request changed the tables: ${shown()}: ${firstDifference(before, after)}`)
 }
@@ -294,7 +294,7 @@ async function seed(fx: ApiFixture, agentId?: number): Promise<void> {
     ],
   })
   if (seeded.statusCode !== 201) throw new Error(`seed: ${seeded.body}`)
-  await fx.database.handle.db
+  await fx.database.handle.kysely
     .updateTable('hold_dialer_master_data')
     .set({
       dial_status: 'Calling',
@@ -346,7 +346,7 @@ forEachDialect(t, async (t, database) => {
   )
 
   await t.test('the live row was never touched', async (t) => {
-    const row = await fx.database.handle.db
+    const row = await fx.database.handle.kysely
       .selectFrom('hold_dialer_master_data')
       .select(['dial_status', 'isReserved', 'reserved_by'])
       .where('oli_id', '=', 'FZ-LIVE')
@@ -357,7 +357,7 @@ forEachDialect(t, async (t, database) => {
 
 forEachDialect(t, async (t, database) => {
   const fx = await apiFixture(t, database, { env: { CALLBACK_MODE: 'pinned' } })
-  const agent = await fx.database.handle.db
+  const agent = await fx.database.handle.kysely
     .insertInto('dialer_employee')
     .values({ name: 'Asha', extension: '1001' })
     .executeTakeFirstOrThrow()

@@ -64,7 +64,7 @@ forEachDialect(t, async (t, database) => {
     const fx = await apiFixture(t, database, { ami })
     fx.clock.current = new Date()
     await until(() => ami.status().connected, 'AMI login')
-    await database.handle.db
+    await database.handle.kysely
       .insertInto('hold_dialer_heartbeat')
       .values({
         dialer_id: 'dialer-a',

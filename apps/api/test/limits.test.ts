@@ -11,7 +11,7 @@ import { type ApiFixture, apiFixture, lead, masterRow, SECRET } from './fixture.
 const ONE_MB = 1024 * 1024
 
 async function countMaster(fx: ApiFixture): Promise<number> {
-  const row = await fx.database.handle.db
+  const row = await fx.database.handle.kysely
     .selectFrom('hold_dialer_master_data')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow()

@@ -8,7 +8,7 @@ interface Detail {
 }
 
 async function countRows(fx: ApiFixture, oliId: string): Promise<number> {
-  const rows = await fx.database.handle.db
+  const rows = await fx.database.handle.kysely
     .selectFrom('hold_dialer_master_data')
     .select('id')
     .where('oli_id', '=', oliId)
@@ -19,7 +19,7 @@ async function countRows(fx: ApiFixture, oliId: string): Promise<number> {
 // The spec's "Push rules (Mode B only)" table, one test per row, with CALLBACK_MODE=pinned.
 forEachDialect(t, async (t, database) => {
   const fx = await apiFixture(t, database, { env: { CALLBACK_MODE: 'pinned' } })
-  const db = database.handle.db
+  const db = database.handle.kysely
 
   const addEmployee = async (name: string, extension: string | null) => {
     await db.insertInto('dialer_employee').values({ name, extension, email: null }).execute()

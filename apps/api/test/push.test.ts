@@ -4,7 +4,7 @@ import { AFTER_HOURS, apiFixture, lead, masterRow } from './fixture.js'
 
 forEachDialect(t, async (t, database) => {
   const fx = await apiFixture(t, database)
-  const db = database.handle.db
+  const db = database.handle.kysely
 
   t.test('new oli_id: 201, inserted, Pending with the push reset', async (t) => {
     const body = lead({ oli_id: 'P-1' })

@@ -17,7 +17,7 @@ const WRITES = [
 ] as const
 
 async function tableState(fx: ApiFixture): Promise<string> {
-  const db = fx.database.handle.db
+  const db = fx.database.handle.kysely
   const master = await db.selectFrom('hold_dialer_master_data').selectAll().orderBy('id').execute()
   const disposed = await db.selectFrom('hold_dialer_disposed').selectAll().orderBy('id').execute()
   return JSON.stringify({ master, disposed })

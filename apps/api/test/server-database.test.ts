@@ -114,7 +114,7 @@ if (testDialects().includes('mysql')) {
       await gone.drop()
       const admin = await createTestDatabase('mysql', { migrate: false })
       t.teardown(async () => {
-        await sql.raw(`DROP DATABASE IF EXISTS \`${name}\``).execute(admin.handle.db)
+        await sql.raw(`DROP DATABASE IF EXISTS \`${name}\``).execute(admin.handle.kysely)
         await admin.drop()
       })
       const s = started(t, { DATABASE_URL: url, PORT: String(await freePort()) })
@@ -122,7 +122,7 @@ if (testDialects().includes('mysql')) {
       await waitForOutput(s, /"msg":"database unavailable/)
       t.match(unavailableLine(s).msg, new RegExp(`database ${name}\\): Unknown database '${name}'`))
       t.equal((await push(port, lead())).status, 503)
-      await sql.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`).execute(admin.handle.db)
+      await sql.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`).execute(admin.handle.kysely)
       await waitForOutput(s, /"msg":"database migrated"/)
       t.match(s.output(), /"msg":"database available again"/)
       const res = await push(port, lead({ oli_id: 'SRV-LATE' }))

@@ -66,7 +66,7 @@ forEachDialect(t, async (t, database) => {
       t.equal(await s.exited, 0, s.output())
       t.match(s.output(), /shutting down/)
       t.notMatch(s.output(), new RegExp(SECRET), 'the secret never reaches the log')
-      const row = await database.handle.db
+      const row = await database.handle.kysely
         .selectFrom('hold_dialer_master_data')
         .select('oli_id')
         .where('oli_id', '=', 'SRV-1')

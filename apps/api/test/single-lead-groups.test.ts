@@ -30,7 +30,7 @@ forEachDialect(t, async (t, database) => {
       const base = await listen(fx)
       await fx.push(lead({ oli_id: 'G-OLD' }))
       await fx.push(lead({ oli_id: 'G-LIVE' }))
-      await database.handle.db
+      await database.handle.kysely
         .updateTable('hold_dialer_master_data')
         .set({ dial_status: 'Calling', isReserved: 1, reserved_by: 'dialer-a', previous_status: 'Pending' })
         .where('oli_id', '=', 'G-LIVE')
@@ -68,7 +68,7 @@ forEachDialect(t, async (t, database) => {
     const statuses = answers.map((a) => a.leads[0]?.status)
     t.equal(statuses.filter((s) => s === 'inserted').length, 1, 'one inserted')
     t.equal(statuses.filter((s) => s === 'updated').length, 19, 'the others updated')
-    const rows = await database.handle.db
+    const rows = await database.handle.kysely
       .selectFrom('hold_dialer_master_data')
       .select('client_name')
       .where('oli_id', '=', 'G-SAME')

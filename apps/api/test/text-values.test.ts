@@ -6,7 +6,7 @@ import { type ApiFixture, apiFixture, lead, masterRow } from './fixture.js'
 const BLANKS = [' ', '   ', '\t', '\n', '\r\n', '\u00a0', '\u2003', '\u3000', '\ufeff', ' \t\u00a0 ']
 
 async function count(fx: ApiFixture): Promise<number> {
-  const row = await fx.database.handle.db
+  const row = await fx.database.handle.kysely
     .selectFrom('hold_dialer_master_data')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow()
@@ -115,7 +115,7 @@ let agents = 0
 /** An active employee with an extension, as pinned mode's callbacks need one. */
 async function agent(fx: ApiFixture): Promise<{ agent_id: number }> {
   agents += 1
-  const r = await fx.database.handle.db
+  const r = await fx.database.handle.kysely
     .insertInto('dialer_employee')
     .values({ name: `TZ Agent ${agents}`, extension: `20${agents}` })
     .executeTakeFirstOrThrow()

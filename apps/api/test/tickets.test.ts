@@ -4,7 +4,7 @@ import { type ApiFixture, apiFixture, lead, masterRow } from './fixture.js'
 
 /** A used dial state on a row, so that every column the reset writes visibly changes. */
 async function dirty(fx: ApiFixture, oliId: string): Promise<void> {
-  await fx.database.handle.db
+  await fx.database.handle.kysely
     .updateTable('hold_dialer_master_data')
     .set({
       dial_status: 'Not Connected',
@@ -29,7 +29,7 @@ async function dirty(fx: ApiFixture, oliId: string): Promise<void> {
 
 /** What a dialer holding the row on a call leaves in it. */
 async function makeLive(fx: ApiFixture, oliId: string): Promise<void> {
-  await fx.database.handle.db
+  await fx.database.handle.kysely
     .updateTable('hold_dialer_master_data')
     .set({
       dial_status: 'Calling',
@@ -45,7 +45,7 @@ async function makeLive(fx: ApiFixture, oliId: string): Promise<void> {
 }
 
 async function disposedRows(fx: ApiFixture, oliId: string) {
-  return fx.database.handle.db
+  return fx.database.handle.kysely
     .selectFrom('hold_dialer_disposed')
     .selectAll()
     .where('oli_id', '=', oliId)

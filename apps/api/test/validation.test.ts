@@ -33,7 +33,7 @@ function expectInvalidJson(t: Test, res: LightMyRequestResponse): void {
 }
 
 async function countMaster(fx: ApiFixture): Promise<number> {
-  const row = await fx.database.handle.db
+  const row = await fx.database.handle.kysely
     .selectFrom('hold_dialer_master_data')
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow()
@@ -49,7 +49,7 @@ const WRITE_URLS = ['/api/leads', '/api/master', '/api/escalated-tickets', '/api
 
 forEachDialect(t, async (t, database) => {
   const fx = await apiFixture(t, database)
-  const db = database.handle.db
+  const db = database.handle.kysely
 
   t.test('unparseable JSON is 400 invalid_json on every write endpoint, nothing written', async (t) => {
     const before = await countMaster(fx)
@@ -522,7 +522,7 @@ forEachDialect(t, async (t, database) => {
 
 forEachDialect(t, async (t, database) => {
   const fx = await apiFixture(t, database, { env: { CALLBACK_MODE: 'pinned' } })
-  const db = database.handle.db
+  const db = database.handle.kysely
   const withExtension = await db
     .insertInto('dialer_employee')
     .values({ name: 'Asha', extension: '1001' })

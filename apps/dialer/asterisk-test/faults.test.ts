@@ -39,7 +39,7 @@ forEachDialect(t, async (t, database) => {
       t.match(row, { dial_status: 'Not Connected', call_count: 1, isReserved: 0, reserved_by: null })
       t.equal(
         (
-          await r.database.handle.db
+          await r.database.handle.kysely
             .selectFrom('dialer_employee')
             .select('on_call_by')
             .where('extension', '=', '1001')

@@ -29,13 +29,13 @@ for (const dialMode of ['progressive', 'predictive'] as const) {
         await r.push(lead(`${tag}-NC`, '5550002021', { agent_id: pinned }))
         await r.until('Disposed', async () => (await r.lead(`${tag}-NC`))?.dial_status === 'Disposed', 60_000)
         t.match(await r.lead(`${tag}-NC`), { call_count: 2, isRnrSent: 1, agent_id: pinned, isReserved: 0 })
-        const mails = await database.handle.db
+        const mails = await database.handle.kysely
           .selectFrom('hold_dialer_rnr_outbox')
           .selectAll()
           .where('oli_id', '=', `${tag}-NC`)
           .execute()
         t.equal(mails.length, 1, 'one RNR mail for the first Not Connected')
-        const archived = await database.handle.db
+        const archived = await database.handle.kysely
           .selectFrom('hold_dialer_disposed')
           .select('id')
           .where('oli_id', '=', `${tag}-NC`)
@@ -54,7 +54,7 @@ for (const dialMode of ['progressive', 'predictive'] as const) {
         await r.push(lead(oli, '5550001024', { agent_id: pinned }))
         await r.dialer.claimRounds(3)
         t.match(await r.lead(oli), { dial_status: 'Pending', call_count: 0, isReserved: 0 })
-        await database.handle.db
+        await database.handle.kysely
           .updateTable('dialer_employee')
           .set({ presence: 'ready' })
           .where('id', '=', pinned)

@@ -84,7 +84,7 @@ forEachDialect(t, async (t, database) => {
     await agent(r, '1001')
     await r.push(lead('D-MAX', '5550002013'))
     await r.until('archived', async () => (await r.lead('D-MAX')) === undefined, 60_000)
-    const archived = await database.handle.db
+    const archived = await database.handle.kysely
       .selectFrom('hold_dialer_disposed')
       .selectAll()
       .where('oli_id', '=', 'D-MAX')
@@ -135,7 +135,7 @@ forEachDialect(t, async (t, database) => {
     const silent = await agent(r, '2051')
     await r.push(lead('D-RE', '5550001051'))
     await r.until('Abandoned', async () => (await r.lead('D-RE'))?.dial_status === 'Abandoned', 30_000)
-    await database.handle.db
+    await database.handle.kysely
       .updateTable('dialer_employee')
       .set({ is_active: 0 })
       .where('id', '=', silent)

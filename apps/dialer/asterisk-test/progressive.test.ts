@@ -94,7 +94,7 @@ forEachDialect(t, async (t, database) => {
     await agent(r, '1001')
     await r.push(lead('P-MAX', '5550002002'))
     await r.until('archived', async () => (await r.lead('P-MAX')) === undefined, 60_000)
-    const archived = await database.handle.db
+    const archived = await database.handle.kysely
       .selectFrom('hold_dialer_disposed')
       .selectAll()
       .where('oli_id', '=', 'P-MAX')
@@ -128,7 +128,7 @@ forEachDialect(t, async (t, database) => {
       const row = await r.lead(oli)
       t.match(row, { dial_status: 'Pending', call_count: 0, isReserved: 0, reserved_by: null, isRnrSent: 0 })
       t.equal((await r.attempts(oli)).length, 0, 'no attempt counted against the customer')
-      const desk = await database.handle.db
+      const desk = await database.handle.kysely
         .selectFrom('dialer_employee')
         .select('on_call_by')
         .where('extension', '=', a.extension)

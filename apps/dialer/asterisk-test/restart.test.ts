@@ -105,7 +105,7 @@ forEachDialect(t, async (t, database) => {
       from,
     )
     await r.restartDialer()
-    await database.handle.db
+    await database.handle.kysely
       .updateTable('dialer_employee')
       .set({ is_active: 0 })
       .where('id', '=', busyDesk)

@@ -34,7 +34,7 @@ export async function asteriskRig(
   asterisk: Asterisk,
   options: RigOptions = {},
 ): Promise<Rig> {
-  await database.handle.db.updateTable('dialer_employee').set({ is_active: 0 }).execute()
+  await database.handle.kysely.updateTable('dialer_employee').set({ is_active: 0 }).execute()
   return rig(
     t,
     database,
@@ -49,7 +49,7 @@ export async function agent(
   extension: string,
   fields: Record<string, unknown> = {},
 ): Promise<number> {
-  const db = r.database.handle.db
+  const db = r.database.handle.kysely
   const existing = await db
     .selectFrom('dialer_employee')
     .select('id')

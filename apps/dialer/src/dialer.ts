@@ -8,10 +8,10 @@ import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tra
 import { progressiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
 import { reconcileAfterLogin } from './calls/reconcile.js'
+import { type ClaimedLead, claimLead } from './claim/claim.js'
 import { PredictiveEngine } from './predictive.js'
 import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
-import { type ClaimedLead, claimLead } from './sql/claim.js'
 import { refreshReservations, writeHeartbeat } from './sql/heartbeat.js'
 import { expiredReservations, releaseReservation, releaseStaleAgents } from './sql/release-stale.js'
 
@@ -115,7 +115,7 @@ export class Dialer {
     if (deps.config.dialMode === 'predictive') {
       this.#predictive = new PredictiveEngine({
         config: deps.config,
-        db: deps.db.db,
+        db: deps.db.kysely,
         conn: deps.db,
         ami: deps.ami,
         agents: this.#agents,
@@ -133,7 +133,7 @@ export class Dialer {
     }
     this.#settles = new SettleQueue(
       {
-        db: deps.db.db,
+        db: deps.db.kysely,
         dialerId: deps.dialerId,
         mode: deps.config.callbackMode,
         dialMode: deps.config.dialMode,
@@ -395,8 +395,8 @@ export class Dialer {
   }
 
   async #refreshRoster(): Promise<void> {
-    this.#agents.setRoster(await loadRoster(this.#d.db.db))
-    this.#dialable = await loadDialablePriorities(this.#d.db.db)
+    this.#agents.setRoster(await loadRoster(this.#d.db.kysely))
+    this.#dialable = await loadDialablePriorities(this.#d.db.kysely)
     // A desk that joined the roster since the login: ask Asterisk for its state (DeskStates).
     if (this.#synced && this.#d.ami.state === 'connected') {
       await this.#desks.askMissing(this.#d.ami, this.#extensions())
@@ -411,13 +411,13 @@ export class Dialer {
     const now = this.#now()
     const active = this.#calls.active()
     await refreshReservations(
-      this.#d.db.db,
+      this.#d.db.kysely,
       this.#d.dialerId,
       active.map((c) => c.leadId),
       active.flatMap((c) => (c.agent ? [c.agent.id] : [])),
       now,
     )
-    await writeHeartbeat(this.#d.db.db, {
+    await writeHeartbeat(this.#d.db.kysely, {
       dialer_id: this.#d.dialerId,
       hostname: this.#d.hostname,
       pid: process.pid,
@@ -463,7 +463,7 @@ export class Dialer {
       await this.#desks.sync(this.#d.ami, this.#extensions())
       await reconcileAfterLogin({
         config: this.#d.config,
-        db: this.#d.db.db,
+        db: this.#d.db.kysely,
         ami: this.#d.ami,
         dialerId: this.#d.dialerId,
         agents: this.#agents,
@@ -509,11 +509,11 @@ export class Dialer {
   /** Any dialer releases reservations whose holder stopped refreshing them (DECISIONS section 8). */
   async #releaseExpired(): Promise<void> {
     const timeout = this.#d.config.reservationTimeoutSeconds
-    const { cutoff, rows } = await expiredReservations(this.#d.db.db, this.#now(), timeout)
+    const { cutoff, rows } = await expiredReservations(this.#d.db.kysely, this.#now(), timeout)
     let released = 0
     for (const r of rows)
-      if (await releaseReservation(this.#d.db.db, r.id, r.reservedBy, cutoff)) released += 1
-    const agents = await releaseStaleAgents(this.#d.db.db, { olderThan: cutoff })
+      if (await releaseReservation(this.#d.db.kysely, r.id, r.reservedBy, cutoff)) released += 1
+    const agents = await releaseStaleAgents(this.#d.db.kysely, { olderThan: cutoff })
     if (released + agents > 0)
       this.#d.logger.warn({ released, agents, timeout }, 'released expired reservations')
   }

@@ -60,7 +60,7 @@ const ami = new AmiClient({
   actionIdPrefix: `${dialerId}-${process.pid}`,
 })
 const dialer = new Dialer({ config, db, ami, logger, dialerId, hostname: hostname(), availability })
-const mailer = new RnrMailer({ db: db.db, smtp: config.smtp, logger })
+const mailer = new RnrMailer({ db: db.kysely, smtp: config.smtp, logger })
 await dialer.start()
 mailer.start()
 void ami.start()

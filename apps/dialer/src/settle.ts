@@ -91,7 +91,9 @@ export async function settleCall(
       isRnrSent: lead.isRnrSent === 1,
     })
     await settleLead(trx, lead.id, {
-      plan,
+      dialStatus: plan.dial_status,
+      nextRetryAt: plan.next_retry_at,
+      rnrMailQueued: plan.queueRnrMail,
       callCount,
       firstAttemptAt,
       lastAttemptAt: startedAt,

@@ -50,7 +50,7 @@ t.test('a bad command line exits 2 with a message, before opening the database',
 })
 
 forEachDialect(t, async (t, database) => {
-  const { db } = database.handle
+  const { kysely: db } = database.handle
   const row = (extension: string) =>
     db.selectFrom('dialer_employee').selectAll().where('extension', '=', extension).executeTakeFirst()
 

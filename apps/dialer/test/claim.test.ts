@@ -1,7 +1,7 @@
 import { connect, type NewMasterRow } from '@hold-dialer/db'
 import { forEachDialect } from '@hold-dialer/db/testing'
 import t from 'tap'
-import { claimLead, type LeadClaim } from '../src/sql/claim.js'
+import { claimLead, type LeadClaim } from '../src/claim/claim.js'
 
 const NOW = new Date('2026-11-23T12:00:00.000Z')
 const PAST = '2026-11-23 11:00:00.000'
@@ -26,7 +26,7 @@ function row(oli: string, fields: Partial<NewMasterRow> = {}): NewMasterRow {
 
 forEachDialect(t, async (t, database) => {
   const handle = database.handle
-  const { db } = handle
+  const { kysely: db } = handle
   const agent = async (name: string) =>
     Number(
       (
@@ -114,7 +114,7 @@ forEachDialect(t, async (t, database) => {
       const isLocked = new Promise<void>((r) => {
         locked = r
       })
-      const holder = other.db.transaction().execute(async (trx) => {
+      const holder = other.kysely.transaction().execute(async (trx) => {
         await trx
           .selectFrom('hold_dialer_master_data')
           .select('id')

@@ -28,7 +28,7 @@ forEachDialect(t, async (t, database) => {
       const extensions = Array.from({ length: AGENTS }, (_, i) => String(6001 + i))
       for (const ext of extensions) await h.addAgent(ext)
       const keepPanels = setInterval(() => {
-        void database.handle.db
+        void database.handle.kysely
           .updateTable('dialer_employee')
           .set({ panel_seen_at: toDbTime(new Date()) })
           .execute()
@@ -70,7 +70,7 @@ forEachDialect(t, async (t, database) => {
           }),
         )
       }
-      const db = database.handle.db
+      const db = database.handle.kysely
       const open = async () =>
         Number(
           (

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { forEachDialect } from '@hold-dialer/db/testing'
+import { forEachDialect, unlessAlreadyGone } from '@hold-dialer/db/testing'
 import { startPbxSim } from '@hold-dialer/pbx-sim'
 import { sql } from 'kysely'
 import t from 'tap'
@@ -127,7 +127,7 @@ forEachDialect(t, async (t, database) => {
     async (t) => {
       const h = await harness(t, database, { startDialer: false })
       await h.push(lead('FA-4', '5553000004'))
-      await database.handle.db
+      await database.handle.kysely
         .updateTable('hold_dialer_master_data')
         .set({
           dial_status: 'Calling',
@@ -147,7 +147,7 @@ forEachDialect(t, async (t, database) => {
   t.test("another dialer's expired reservation is released by whoever sees it", async (t) => {
     const h = await harness(t, database, { env: { RESERVATION_TIMEOUT_SECONDS: '60' }, startDialer: false })
     await h.push(lead('FA-5', '5553000005', { priority_id: 3 }))
-    await database.handle.db
+    await database.handle.kysely
       .updateTable('hold_dialer_master_data')
       .set({
         dial_status: 'Calling',
@@ -177,7 +177,7 @@ forEachDialect(t, async (t, database) => {
     await h.until('answered', () =>
       h.sim.calls.some((c) => c.number === '5553000006' && c.answeredAt !== null),
     )
-    const db = database.handle.db
+    const db = database.handle.kysely
     await sql`ALTER TABLE hold_dialer_call_attempts RENAME TO hold_dialer_call_attempts_away`.execute(db)
     await h.until('settle failed at least once', () => h.dialer.stats.settleErrors > 0, 20_000)
     t.match(await h.lead('FA-6'), { dial_status: 'Calling', isReserved: 1 }, 'nothing half-written')
@@ -201,11 +201,11 @@ forEachDialect(t, async (t, database) => {
         const { rows } = await sql<{
           id: number
         }>`SELECT id FROM information_schema.PROCESSLIST WHERE db = DATABASE() AND id <> CONNECTION_ID()`.execute(
-          database.handle.db,
+          database.handle.kysely,
         )
         t.ok(rows.length > 0)
         for (const r of rows)
-          await sql`KILL ${sql.raw(String(r.id))}`.execute(database.handle.db).catch(() => {})
+          await sql`KILL ${sql.raw(String(r.id))}`.execute(database.handle.kysely).catch(unlessAlreadyGone)
         await h.until('Received', async () => (await h.lead('FA-7'))?.dial_status === 'Received', 20_000)
         t.match(await h.lead('FA-7'), { call_count: 1, isReserved: 0 })
         t.equal((await h.attempts('FA-7')).length, 1)

@@ -137,7 +137,7 @@ export async function rig(
     clock,
     async setClock(iso) {
       clock.set(iso)
-      await database.handle.db
+      await database.handle.kysely
         .updateTable('dialer_employee')
         .set({ panel_seen_at: toDbTime(clock.now()) })
         .execute()
@@ -153,7 +153,7 @@ export async function rig(
       if (res.statusCode !== 201) throw new Error(`push failed: ${res.statusCode} ${res.body}`)
     },
     async insertAgent(extension, fields = {}) {
-      const row = await database.handle.db
+      const row = await database.handle.kysely
         .insertInto('dialer_employee')
         .values({
           name: `Agent ${extension}`,
@@ -168,14 +168,14 @@ export async function rig(
       return Number(row.insertId)
     },
     async lead(oliId) {
-      return database.handle.db
+      return database.handle.kysely
         .selectFrom('hold_dialer_master_data')
         .selectAll()
         .where('oli_id', '=', oliId)
         .executeTakeFirst()
     },
     async attempts(oliId) {
-      return database.handle.db
+      return database.handle.kysely
         .selectFrom('hold_dialer_call_attempts')
         .selectAll()
         .where('oli_id', '=', oliId)

@@ -24,7 +24,7 @@ forEachDialect(t, async (t, database) => {
       { dial_status: 'Pending', isReserved: 0, agent_id: a },
       'waits for its agent',
     )
-    await database.handle.db
+    await database.handle.kysely
       .updateTable('dialer_employee')
       .set({ presence: 'ready' })
       .where('id', '=', a)
@@ -50,7 +50,7 @@ forEachDialect(t, async (t, database) => {
     await h.push(lead('Q-PIN', '5552000004', { agent_id: a }))
     await h.startDialer()
     await h.until('both dialed', async () => h.dialer.stats.settled >= 2)
-    const order = await database.handle.db
+    const order = await database.handle.kysely
       .selectFrom('hold_dialer_call_attempts')
       .select('oli_id')
       .where('oli_id', 'like', 'Q-%')
@@ -72,13 +72,13 @@ forEachDialect(t, async (t, database) => {
       await h.until('Disposed after 3 tries', async () => (await h.lead('RNR-1'))?.dial_status === 'Disposed')
       const row = await h.lead('RNR-1')
       t.match(row, { agent_id: a, call_count: 3, isRnrSent: 1, isReserved: 0, next_retry_at: null })
-      const archived = await database.handle.db
+      const archived = await database.handle.kysely
         .selectFrom('hold_dialer_disposed')
         .select('id')
         .where('oli_id', '=', 'RNR-1')
         .execute()
       t.equal(archived.length, 0, 'not moved to hold_dialer_disposed')
-      const mails = await database.handle.db
+      const mails = await database.handle.kysely
         .selectFrom('hold_dialer_rnr_outbox')
         .selectAll()
         .where('oli_id', '=', 'RNR-1')
@@ -110,7 +110,7 @@ forEachDialect(t, async (t, database) => {
       await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()))
       t.teardown(() => new Promise<void>((r) => smtp.close(() => r())))
       const port = (smtp.server.address() as { port: number }).port
-      const db = database.handle.db
+      const db = database.handle.kysely
       await db
         .insertInto('hold_dialer_rnr_outbox')
         .values({

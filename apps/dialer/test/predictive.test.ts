@@ -6,7 +6,7 @@ const PREDICTIVE = { DIAL_MODE: 'predictive', HOLD_TIMEOUT_SECONDS: '3' }
 
 forEachDialect(t, async (t, database) => {
   const stats = async () =>
-    database.handle.db
+    database.handle.kysely
       .selectFrom('hold_dialer_abandon_stats')
       .select((eb) => [
         eb.fn.sum<number>('answered').as('answered'),
@@ -92,7 +92,7 @@ forEachDialect(t, async (t, database) => {
       await h.push(lead('PP-1', '5557000007', { agent_id: mine }))
       await h.dialer.claimRounds()
       t.equal(h.sim.calls.filter((c) => c.number === '5557000007').length, 0, 'not in the overdial pool')
-      await database.handle.db
+      await database.handle.kysely
         .updateTable('dialer_employee')
         .set({ presence: 'ready' })
         .where('id', '=', mine)
@@ -185,14 +185,14 @@ forEachDialect(t, async (t, database) => {
     const h = await harness(t, database, { env: { ...PREDICTIVE, HEARTBEAT_SECONDS: '1' } })
     await h.addAgent('7009')
     await h.until('heartbeat with governor', async () => {
-      const beat = await database.handle.db
+      const beat = await database.handle.kysely
         .selectFrom('hold_dialer_heartbeat')
         .select('details')
         .where('dialer_id', '=', 'dialer-test')
         .executeTakeFirst()
       return Boolean(beat?.details && JSON.parse(beat.details).governor)
     })
-    const beat = await database.handle.db
+    const beat = await database.handle.kysely
       .selectFrom('hold_dialer_heartbeat')
       .select('details')
       .where('dialer_id', '=', 'dialer-test')

@@ -34,7 +34,7 @@ forEachDialect(t, async (t, database) => {
     t.ok(attempts[0]?.answered_at)
     t.ok(attempts[0]?.uniqueid)
     t.equal(h.sim.maxConcurrentCallsTo('5550000001'), 1)
-    const agent = await database.handle.db
+    const agent = await database.handle.kysely
       .selectFrom('dialer_employee')
       .selectAll()
       .where('id', '=', agentId)

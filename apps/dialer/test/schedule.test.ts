@@ -64,7 +64,7 @@ forEachDialect(t, async (t, database) => {
     h.sim.setOutcome('5551000005', { kind: 'busy' })
     await h.push(lead('M-1', '5551000005'))
     await h.until('archived', async () => (await h.lead('M-1')) === undefined)
-    const disposed = await database.handle.db
+    const disposed = await database.handle.kysely
       .selectFrom('hold_dialer_disposed')
       .selectAll()
       .where('oli_id', '=', 'M-1')
@@ -105,14 +105,14 @@ forEachDialect(t, async (t, database) => {
       lead('O-CALLBACK', '5551000011', { priority_id: 2, callback_scheduled_at: '2020-01-01 00:00:00' }),
     )
     await h.push(lead('O-RETRY', '5551000012'))
-    await database.handle.db
+    await database.handle.kysely
       .updateTable('hold_dialer_master_data')
       .set({ dial_status: 'Not Connected', next_retry_at: '2020-01-01 00:00:00.000', call_count: 1 })
       .where('oli_id', '=', 'O-RETRY')
       .execute()
     await h.startDialer()
     await h.until('all three dialed', async () => h.dialer.stats.settled >= 3)
-    const order = await database.handle.db
+    const order = await database.handle.kysely
       .selectFrom('hold_dialer_call_attempts')
       .select('oli_id')
       .where('oli_id', 'like', 'O-%')

@@ -80,7 +80,7 @@ if (testDialects().includes('mysql')) {
       await gone.drop()
       const admin = await createTestDatabase('mysql', { migrate: false })
       t.teardown(async () => {
-        await sql.raw(`DROP DATABASE IF EXISTS \`${name}\``).execute(admin.handle.db)
+        await sql.raw(`DROP DATABASE IF EXISTS \`${name}\``).execute(admin.handle.kysely)
         await admin.drop()
       })
       const s = await startDialer(t, gone.url)
@@ -98,12 +98,12 @@ if (testDialects().includes('mysql')) {
       t.match(line, { level: 40, database: name, err: { code: 'ER_BAD_DB_ERROR' } })
       t.notMatch(s.output(), /"msg":"dialer started"/, 'nothing starts before the database is there')
       t.notMatch(s.output(), /^\s+at /m, 'no raw stack trace')
-      await sql.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`).execute(admin.handle.db)
+      await sql.raw(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`).execute(admin.handle.kysely)
       await waitForOutput(s, /"msg":"dialer started"/)
       t.match(s.output(), /"msg":"database migrated"/)
       const { rows } = await sql<{
         n: number
-      }>`SELECT COUNT(*) AS n FROM ${sql.table(`${name}.hold_dialer_heartbeat`)}`.execute(admin.handle.db)
+      }>`SELECT COUNT(*) AS n FROM ${sql.table(`${name}.hold_dialer_heartbeat`)}`.execute(admin.handle.kysely)
       t.equal(Number(rows[0]?.n), 1, 'its heartbeat is written')
       s.child.kill('SIGTERM')
       t.equal(await s.exited, 0)

@@ -49,7 +49,7 @@ export async function claimCases(
       handle.close()
     }
   }
-  const reset = () => resetClaimPool(o.db.db)
+  const reset = () => resetClaimPool(o.db.kysely)
   await reset()
   await dialerClaims(o.db, { agents: o.agents, seconds: Math.min(2, o.seconds) })
   const runs = await alternate(o.rounds, product, ceiling, reset)

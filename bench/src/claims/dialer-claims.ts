@@ -1,9 +1,9 @@
-import { type Db, withBatchTransaction } from '@hold-dialer/db'
+import { compiledStatement, type Db, withBatchTransaction } from '@hold-dialer/db'
 // The dialer's own claim and settle statements, as its claim round and its settle run them
 // (apps/dialer/src/dialer.ts, settle.ts).
-import { type ClaimedLead, claimLead } from '../../../apps/dialer/dist/sql/claim.js'
-import { settleLeadStatement } from '../../../apps/dialer/dist/sql/settle-lead.js'
-import { releaseAgentStatement } from '../../../apps/dialer/dist/sql/take-agent.js'
+import { type ClaimedLead, claimLead } from '../../../apps/dialer/dist/claim/claim.js'
+import { settleLeadQuery } from '../../../apps/dialer/dist/sql/settle-lead.js'
+import { releaseAgentQuery } from '../../../apps/dialer/dist/sql/take-agent.js'
 import { msSince } from '../lib/stats.js'
 import { ClaimLedger, type ClaimResult } from './claim-result.js'
 
@@ -21,13 +21,10 @@ const RETRY_LATER_MS = 3_600_000
  */
 async function release(db: Db, lead: ClaimedLead, agentId: number, dialerId: string, claimedAt: Date) {
   const at = new Date().toISOString().replace('T', ' ').slice(0, 23)
-  const settle = settleLeadStatement(lead.id, {
-    plan: {
-      dial_status: 'Not Connected',
-      next_retry_at: new Date(claimedAt.getTime() + RETRY_LATER_MS),
-      archive: false,
-      queueRnrMail: false,
-    },
+  const settle = settleLeadQuery(db.kysely, lead.id, {
+    dialStatus: 'Not Connected',
+    nextRetryAt: new Date(claimedAt.getTime() + RETRY_LATER_MS),
+    rnrMailQueued: false,
     callCount: lead.call_count + 1,
     firstAttemptAt: lead.first_attempt_at ?? at,
     lastAttemptAt: at,
@@ -35,8 +32,10 @@ async function release(db: Db, lead: ClaimedLead, agentId: number, dialerId: str
     hangupBy: null,
     hangupCause: null,
   })
-  const free = releaseAgentStatement(agentId, dialerId, null)
-  await withBatchTransaction(db, (session) => session.run([settle, free], { commit: true }))
+  const free = releaseAgentQuery(db.kysely, agentId, dialerId, null)
+  await withBatchTransaction(db, (session) =>
+    session.run([compiledStatement(settle), compiledStatement(free)], { commit: true }),
+  )
 }
 
 /**

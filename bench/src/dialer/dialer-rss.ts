@@ -31,9 +31,9 @@ export async function dialerRss(
   o: { seconds: number; leads: number; logLevel: string },
 ): Promise<DialerRssResult> {
   const extensions = agentExtensions(DIALER_AGENTS)
-  await seedPendingLeads(db.db, o.leads)
-  await seedAgents(db.db, extensions)
-  const stopPanels = keepPanelsAlive(db.db)
+  await seedPendingLeads(db.kysely, o.leads)
+  await seedAgents(db.kysely, extensions)
+  const stopPanels = keepPanelsAlive(db.kysely)
   const sim = await startSim(extensions)
   const dialer = startDialer({ id: 'bench-dialer', databaseUrl, sim, logLevel: o.logLevel })
   try {

@@ -71,7 +71,7 @@ async function plainScript(
  * first, so neither is measured cold.
  */
 export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
-  const reset = () => resetLivePool(o.db.db)
+  const reset = () => resetLivePool(o.db.kysely)
   const warm = Math.min(3, o.seconds)
   const cases: ComparedCase[] = []
   for (const batch of [true, false]) {

@@ -212,7 +212,7 @@ export class DatabaseAvailability {
 }
 
 async function selectOne(db: Db): Promise<void> {
-  await sql`SELECT 1`.execute(db.db)
+  await sql`SELECT 1`.execute(db.kysely)
 }
 
 /**
@@ -223,7 +223,7 @@ async function selectOne(db: Db): Promise<void> {
  */
 async function probeWrite(db: Db): Promise<void> {
   if (db.dialect === 'sqlite') {
-    await sql`UPDATE hold_dialer_schema_migrations SET id = id WHERE 0`.execute(db.db)
+    await sql`UPDATE hold_dialer_schema_migrations SET id = id WHERE 0`.execute(db.kysely)
   } else {
     await selectOne(db)
   }

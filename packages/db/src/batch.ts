@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import { CompiledQuery, type Kysely } from 'kysely'
+import type { Compilable, Kysely } from 'kysely'
 import type { Pool, PoolConnection } from 'mysql2'
 import type { Database } from './database.js'
 
@@ -25,10 +25,10 @@ export interface BatchSession {
   run(statements: readonly Statement[], options?: { commit?: boolean }): Promise<StatementResult[]>
 }
 
-/** Runs one statement through Kysely (a transaction or the pool), for code shared with batches. */
-export async function runStatement(db: Kysely<Database>, s: Statement): Promise<StatementResult> {
-  const result = await db.executeQuery(CompiledQuery.raw(s.sql, [...s.params]))
-  return { rows: result.rows as Record<string, unknown>[], affectedRows: Number(result.numAffectedRows ?? 0) }
+/** A Kysely query as a statement for a batch, e.g. `compiledStatement(db.updateTable(...)...)`. */
+export function compiledStatement(query: Compilable): Statement {
+  const compiled = query.compile()
+  return { sql: compiled.sql, params: compiled.parameters as Statement['params'] }
 }
 
 /** One try of a batch transaction; `withBatchTransaction` (transaction.ts) retries it. */

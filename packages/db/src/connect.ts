@@ -24,7 +24,8 @@ export interface DbTarget {
 }
 
 export interface Db {
-  db: Kysely<Database>
+  /** The typed query builder over the pool (MySQL) or the file (SQLite). */
+  kysely: Kysely<Database>
   dialect: Dialect
   target: DbTarget
   /**
@@ -143,9 +144,9 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
   if (target.dialect === 'sqlite') {
     const handle = openSqlite(target.database, options.sqliteBusyTimeoutMs)
     const statements = cachingStatements(handle)
-    const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }) })
-    const batch = sqliteBatchRunner(db, (text) => statements.prepare(text))
-    return { db, dialect: 'sqlite', target, batch, close: () => db.destroy() }
+    const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: statements }) })
+    const batch = sqliteBatchRunner(kysely, (text) => statements.prepare(text))
+    return { kysely, dialect: 'sqlite', target, batch, close: () => kysely.destroy() }
   }
   const u = new URL(url)
   const poolOptions: PoolOptions = {
@@ -173,7 +174,7 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     })
   })
   const batch = mysqlBatchRunner(batchPool)
-  const db = new Kysely<Database>({
+  const kysely = new Kysely<Database>({
     dialect: new MysqlDialect({
       pool,
       onCreateConnection: async (connection) => {
@@ -182,12 +183,12 @@ export function connect(url: string, options: ConnectOptions = {}): Db {
     }),
   })
   return {
-    db,
+    kysely,
     dialect: 'mysql',
     target,
     batch,
     close: async () => {
-      await Promise.all([db.destroy(), batch.close()])
+      await Promise.all([kysely.destroy(), batch.close()])
     },
   }
 }

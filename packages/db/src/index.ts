@@ -6,7 +6,7 @@ export {
 export {
   type BatchRunner,
   type BatchSession,
-  runStatement,
+  compiledStatement,
   type Statement,
   type StatementResult,
 } from './batch.js'

@@ -76,9 +76,9 @@ export async function migrate(handle: Db, options: MigrateOptions = {}): Promise
   const migrations = await loadMigrations(handle.dialect, options.dir)
   const now = options.now ?? (() => new Date())
   if (handle.dialect === 'sqlite') {
-    return handle.db.transaction().execute((trx) => applyPending(trx, 'sqlite', migrations, now, options))
+    return handle.kysely.transaction().execute((trx) => applyPending(trx, 'sqlite', migrations, now, options))
   }
-  return handle.db.connection().execute(async (conn) => {
+  return handle.kysely.connection().execute(async (conn) => {
     const timeout = options.lockTimeoutSeconds ?? 60
     const lock = await sql<{ got: number | null }>`SELECT GET_LOCK(${LOCK_NAME}, ${timeout}) AS got`.execute(
       conn,

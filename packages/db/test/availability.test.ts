@@ -42,7 +42,7 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 }
 
 async function tableNames(db: Db): Promise<string[]> {
-  const tables = await db.db.introspection.getTables()
+  const tables = await db.kysely.introspection.getTables()
   return tables.map((x) => x.name)
 }
 
@@ -243,7 +243,7 @@ if (testDialects().includes('mysql')) {
     const result = await started
     t.ok(result && result.applied.length > 0)
     const { rows } = await sql<{ n: number }>`SELECT COUNT(*) AS n FROM hold_dialer_priority`.execute(
-      handle.db,
+      handle.kysely,
     )
     t.ok(Number(rows[0]?.n) > 0, 'seeded by the migrations')
   })

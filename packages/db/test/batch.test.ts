@@ -1,5 +1,5 @@
 import t from 'tap'
-import { runStatement, type Statement, withBatchTransaction } from '../src/index.js'
+import { compiledStatement, type Statement, withBatchTransaction } from '../src/index.js'
 import { forEachDialect } from '../src/testing/index.js'
 
 const insert = (name: string): Statement => ({
@@ -13,7 +13,7 @@ const select = (name: string): Statement => ({
 
 forEachDialect(t, async (t, database) => {
   const handle = database.handle
-  const { db } = handle
+  const { kysely: db } = handle
   const named = async (name: string) =>
     (await db.selectFrom('dialer_employee').select(['name', 'email']).where('name', '=', name).execute()).map(
       (r) => r.email,
@@ -96,10 +96,23 @@ forEachDialect(t, async (t, database) => {
     t.ok((await named('b1')).length === 2, 'nothing else was touched')
   })
 
-  t.test('runStatement runs the same statement through Kysely', async (t) => {
-    const r = await runStatement(db, insert('kysely'))
-    t.equal(r.affectedRows, 1)
-    t.equal((await runStatement(db, select('kysely'))).rows.length, 1)
+  t.test('a Kysely query compiled to a statement runs in a batch', async (t) => {
+    const [added, found] = await withBatchTransaction(handle, (s) =>
+      s.run(
+        [
+          compiledStatement(
+            db.insertInto('dialer_employee').values({ name: 'kysely', extension: null, email: null }),
+          ),
+          compiledStatement(
+            db.selectFrom('dialer_employee').select(['name', 'email']).where('name', '=', 'kysely'),
+          ),
+        ],
+        { commit: true },
+      ),
+    )
+    t.equal(added!.affectedRows, 1)
+    t.same(found!.rows, [{ name: 'kysely', email: null }])
+    t.same(await named('kysely'), [null], 'committed')
   })
 
   if (database.dialect === 'mysql') {

@@ -83,7 +83,7 @@ t.test('each migration exists for both dialects, numbered and in order', async (
 })
 
 forEachDialect(t, async (t, database) => {
-  const { db } = database.handle
+  const { kysely: db } = database.handle
 
   t.test('creates every table with the spec column names', async (t) => {
     const tables = await db.introspection.getTables()
@@ -184,9 +184,9 @@ for (const dialect of ['sqlite', 'mysql'] as const) {
     const appliedB = (b.out.match(/^applied /gm) ?? []).length
     t.equal(appliedA + appliedB, total, 'each migration applied exactly once across both processes')
     const check = connect(database.url)
-    const ledger = await check.db.selectFrom('hold_dialer_schema_migrations').select('id').execute()
+    const ledger = await check.kysely.selectFrom('hold_dialer_schema_migrations').select('id').execute()
     t.equal(ledger.length, total)
-    const priorities = await check.db.selectFrom('hold_dialer_priority').select('id').execute()
+    const priorities = await check.kysely.selectFrom('hold_dialer_priority').select('id').execute()
     t.equal(priorities.length, 4, 'seed applied once')
     await check.close()
   })

@@ -3,7 +3,7 @@ import { sql } from 'kysely'
 import { createConnection } from 'mysql2/promise'
 import t from 'tap'
 import { connect, retryableReason, TransactionFailedError, withRetry, withTransaction } from '../src/index.js'
-import { forEachDialect, testMysqlUrl } from '../src/testing/index.js'
+import { forEachDialect, testMysqlUrl, unlessAlreadyGone } from '../src/testing/index.js'
 
 t.test('retryableReason: one table of retryable database errors', async (t) => {
   t.equal(retryableReason({ errno: 1213 }), 'deadlock')
@@ -35,7 +35,7 @@ const employee = (name: string) => ({
 })
 
 forEachDialect(t, async (t, database) => {
-  const { db } = database.handle
+  const { kysely: db } = database.handle
 
   t.test('commits on success and returns the value', async (t) => {
     const id = await withTransaction(db, async (trx) => {
@@ -127,7 +127,7 @@ forEachDialect(t, async (t, database) => {
         [database.handle.target.database],
       )
       for (const row of rows as { ID: number }[])
-        await c.query(`KILL CONNECTION ${Number(row.ID)}`).catch(() => {})
+        await c.query(`KILL CONNECTION ${Number(row.ID)}`).catch(unlessAlreadyGone)
       await c.end()
     }
 
@@ -239,7 +239,7 @@ forEachDialect(t, async (t, database) => {
       setTimeout(() => other.exec('COMMIT'), 80)
       let retried = 0
       await withTransaction(
-        quick.db,
+        quick.kysely,
         (trx) => trx.insertInto('dialer_employee').values(employee('after-busy')).execute(),
         {
           baseDelayMs: 40,

@@ -132,7 +132,7 @@ async function setupMode(mode: Mode, p: SimParams): Promise<ModeRun> {
 
 async function seedAgents(handle: Db, extensions: string[], seenAt: string): Promise<void> {
   for (const ext of extensions) {
-    await handle.db
+    await handle.kysely
       .insertInto('dialer_employee')
       .values({
         name: `Agent ${ext}`,
@@ -149,7 +149,7 @@ async function seedAgents(handle: Db, extensions: string[], seenAt: string): Pro
 async function seedLeads(handle: Db, leads: number): Promise<void> {
   for (let i = 0; i < leads; i += 500) {
     const stamp = toDbTime(new Date(SHIFT_START - 3_600_000 + i))
-    await handle.db
+    await handle.kysely
       .insertInto('hold_dialer_master_data')
       .values(
         Array.from({ length: Math.min(500, leads - i) }, (_, k) => ({
@@ -174,7 +174,7 @@ async function seedLeads(handle: Db, leads: number): Promise<void> {
 
 /** The centre's earlier days inside the governor's window, as one hourly bucket ten days back. */
 async function seedHistory(handle: Db, p: SimParams): Promise<void> {
-  await handle.db
+  await handle.kysely
     .insertInto('hold_dialer_abandon_stats')
     .values({
       bucket_start: toDbTime(new Date(SHIFT_START - 10 * 86_400_000)),
@@ -224,7 +224,7 @@ async function driveMode(run: ModeRun, o: RunOptions): Promise<Sample[]> {
   for (;;) {
     const t = sim.now()
     if (t >= run.end) break
-    await run.handle.db
+    await run.handle.kysely
       .updateTable('dialer_employee')
       .set({ panel_seen_at: toDbTime(new Date(t)) })
       .execute()
@@ -287,7 +287,7 @@ async function collectMode(run: ModeRun, samples: Sample[]): Promise<ModeResult>
   await run.dialer.stop(120_000)
   await run.ami.close()
   run.stopped = true
-  const db = run.handle.db
+  const db = run.handle.kysely
   const count = () =>
     db.selectFrom('hold_dialer_master_data').select((eb) => eb.fn.countAll<number>().as('n'))
   const finished = await count()

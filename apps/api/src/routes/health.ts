@@ -32,7 +32,7 @@ async function checkDb(
   let timer: NodeJS.Timeout | undefined
   try {
     await Promise.race([
-      selectOne(ctx.db.db),
+      selectOne(ctx.db.kysely),
       new Promise((_, reject) => {
         timer = setTimeout(
           () => reject(new Error(`no answer within ${DB_CHECK_TIMEOUT_MS} ms`)),
@@ -87,8 +87,8 @@ export function detailedHealthRoutes(ctx: AppContext): FastifyPluginAsyncTypebox
           const now = ctx.now()
           const db = await checkDb(ctx)
           const ami = ctx.ami.status()
-          const heartbeats = db.ok ? await listHeartbeats(ctx.db.db) : []
-          const queued = db.ok ? await countQueuedRnrMail(ctx.db.db) : 0
+          const heartbeats = db.ok ? await listHeartbeats(ctx.db.kysely) : []
+          const queued = db.ok ? await countQueuedRnrMail(ctx.db.kysely) : 0
           const ok = db.ok && amiUp(ami, now)
           const body = {
             ok,

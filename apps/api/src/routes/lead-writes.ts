@@ -69,11 +69,11 @@ export function leadWriteRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         requireDatabase(ctx)
         const now = ctx.now()
         if (action === 'close') {
-          await closeTicket({ db: ctx.db.db, now }, oliId)
+          await closeTicket({ db: ctx.db.kysely, now }, oliId)
           ctx.metrics.ticketWrites.inc({ action: 'ticket_close' })
           return { ok: true as const, lead: { oli_id: oliId, dial_status: 'Disposed' as const } }
         }
-        await scheduleCallback({ db: ctx.db.db, now }, oliId, at!, { escalatedOnly: true })
+        await scheduleCallback({ db: ctx.db.kysely, now }, oliId, at!, { escalatedOnly: true })
         ctx.metrics.ticketWrites.inc({ action: 'ticket_callback' })
         return {
           ok: true as const,
@@ -106,7 +106,7 @@ export function leadWriteRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
         }
         if (problems.length > 0) throw validationFailed(problems)
         requireDatabase(ctx)
-        await scheduleCallback({ db: ctx.db.db, now: ctx.now() }, oliId, at!, { escalatedOnly: false })
+        await scheduleCallback({ db: ctx.db.kysely, now: ctx.now() }, oliId, at!, { escalatedOnly: false })
         ctx.metrics.ticketWrites.inc({ action: 'callback_request' })
         return {
           ok: true as const,

@@ -4,7 +4,6 @@ import { ApiError, validationFailed } from '../errors.js'
 import { ErrorBody } from '../schemas/common.js'
 import { type LeadInput, MAX_BATCH, PinnedLead, PoolLead, PushResponse, pushBody } from '../schemas/lead.js'
 import { requireDatabase } from '../services/database-gate.js'
-import { pushLeads } from '../services/push-leads.js'
 import { checkLeads, leadProblems } from '../services/validate-leads.js'
 import { detailsFromSchemaErrors, type SchemaError } from '../validation-details.js'
 
@@ -25,7 +24,7 @@ async function rejectWithEveryProblem(
   if (Array.isArray(items)) requireDatabase(ctx)
   const { problems } = Array.isArray(items)
     ? await leadProblems(
-        { db: ctx.db.db, mode: ctx.config.callbackMode, zone: ctx.config.timezone },
+        { db: ctx.db.kysely, mode: ctx.config.callbackMode, zone: ctx.config.timezone },
         items.slice(0, MAX_BATCH),
         batched,
         new Set(schemaProblems.map((p) => p.field)),
@@ -66,13 +65,12 @@ export function pushRoutes(ctx: AppContext): FastifyPluginAsyncTypebox {
           const leads = batched ? sent.leads : [sent]
           requireDatabase(ctx)
           const checked = await checkLeads(
-            { db: ctx.db.db, mode: ctx.config.callbackMode, zone: ctx.config.timezone },
+            { db: ctx.db.kysely, mode: ctx.config.callbackMode, zone: ctx.config.timezone },
             leads,
             batched,
           )
-          const results = await pushLeads(
+          const results = await ctx.leads.push(
             {
-              db: ctx.db,
               hours: ctx.config.hours,
               now: ctx.now(),
               onRetry: ({ reason }) => ctx.metrics.dbRetries.inc({ reason }),

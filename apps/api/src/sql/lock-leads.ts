@@ -1,13 +1,10 @@
-import type { Dialect, Statement } from '@hold-dialer/db'
+import type { Dialect, MasterRow, Statement } from '@hold-dialer/db'
 
-export interface LockedLead {
-  id: number
-  oli_id: string
-  priority_id: number
-  dial_status: string
-  isReserved: number
-  agent_id: number | null
-}
+/** What a push needs of an existing lead: its id, and whether it is live. */
+export type LockedLead = Pick<
+  MasterRow,
+  'id' | 'oli_id' | 'priority_id' | 'dial_status' | 'isReserved' | 'agent_id'
+>
 
 /**
  * Locks the master rows of these `oli_id`s, in `oli_id` order so that two batches with overlapping
@@ -21,4 +18,15 @@ export function lockLeadsStatement(dialect: Dialect, oliIds: readonly string[]):
       WHERE oli_id IN (${oliIds.map(() => '?').join(', ')}) ORDER BY oli_id${dialect === 'mysql' ? ' FOR UPDATE' : ''}`,
     params: oliIds,
   }
+}
+
+/** `lockLeadsStatement`'s rows, typed: the drivers may return the integer columns as text or bigint. */
+export function lockedLeads(rows: readonly Record<string, unknown>[]): LockedLead[] {
+  return (rows as unknown as LockedLead[]).map((r) => ({
+    ...r,
+    id: Number(r.id),
+    priority_id: Number(r.priority_id),
+    isReserved: Number(r.isReserved),
+    agent_id: r.agent_id === null ? null : Number(r.agent_id),
+  }))
 }

@@ -1,5 +1,5 @@
-import type { Database, NewMasterRow } from '@hold-dialer/db'
-import { CompiledQuery, type Kysely } from 'kysely'
+import type { Db, NewMasterRow } from '@hold-dialer/db'
+import { CompiledQuery } from 'kysely'
 import { LIVE_SQL, PUSH_COLUMNS, PUSH_UPDATES, pushValues, ROW_PLACEHOLDERS } from './master-columns.js'
 
 /**
@@ -13,14 +13,16 @@ ON DUPLICATE KEY UPDATE ${PUSH_UPDATES.map((c) => `${c} = IF(${LIVE_SQL}, ${c}, 
 export type OneLeadOutcome = 'inserted' | 'updated' | 'unchanged'
 
 /**
- * MySQL only: upserts one lead in a single autocommit statement that leaves a live row alone, and
- * tells from the affected-row count (connections count changed rows, not matched ones) what happened:
- * 1 inserted, 2 overwritten, 0 unchanged. Unchanged is either a live lead or a push identical to the
+ * MySQL: upserts one lead in a single autocommit statement that leaves a live row alone, and tells
+ * from the affected-row count (connections count changed rows, not matched ones) what happened: 1
+ * inserted, 2 overwritten, 0 unchanged. Unchanged is either a live lead or a push identical to the
  * row to the millisecond; the caller settles which under a lock. The statement locks the row it
  * updates, so a claim cannot slip in between the live check and the write.
+ * SQLite has no such statement: undefined, nothing written; the caller writes the lead locked.
  */
-export async function upsertOneLead(db: Kysely<Database>, row: NewMasterRow): Promise<OneLeadOutcome> {
-  const result = await db.executeQuery(CompiledQuery.raw(GUARDED_UPSERT, pushValues(row)))
+export async function upsertOneLead(db: Db, row: NewMasterRow): Promise<OneLeadOutcome | undefined> {
+  if (db.dialect !== 'mysql') return undefined
+  const result = await db.kysely.executeQuery(CompiledQuery.raw(GUARDED_UPSERT, pushValues(row)))
   const affected = Number(result.numAffectedRows ?? 0n)
   if (affected === 1) return 'inserted'
   if (affected === 2) return 'updated'

@@ -256,7 +256,7 @@ export async function runAgentsCli(argv: string[], url: string, io: AgentsIo = p
   const handle = connect(url)
   try {
     await migrate(handle)
-    const db = handle.db
+    const db = handle.kysely
     switch (command.kind) {
       case 'list': {
         const rows = await db.selectFrom('dialer_employee').selectAll().orderBy('extension').execute()

@@ -1,10 +1,12 @@
-import { type Database, runStatement, type Statement } from '@hold-dialer/db'
-import { toDbTime } from '@hold-dialer/rules'
-import type { Transaction } from 'kysely'
-import type { SettlePlan } from '../settle-plan.js'
+import type { Database } from '@hold-dialer/db'
+import { type DialStatus, toDbTime } from '@hold-dialer/rules'
+import type { Kysely, Transaction } from 'kysely'
 
 export interface SettleWrite {
-  plan: SettlePlan
+  dialStatus: DialStatus
+  nextRetryAt: Date | null
+  /** Pinned mode's first Not Connected: its RNR mail is queued, so the lead is marked as mailed. */
+  rnrMailQueued: boolean
   callCount: number
   firstAttemptAt: string
   lastAttemptAt: string
@@ -15,30 +17,32 @@ export interface SettleWrite {
 
 /**
  * A placed call's result written to its lead, with the reservation cleared. A callback is used up by
- * the call placed for it; a later Not Connected resumes the schedule. A statement, so that it can also
- * go in a batch (one round trip with the agent's release).
+ * the call placed for it; a later Not Connected resumes the schedule. The query unsent, for a caller
+ * that batches it (the claims bench); `settleLead` runs it.
  */
-export function settleLeadStatement(id: number, w: SettleWrite): Statement {
-  return {
-    sql: `UPDATE hold_dialer_master_data SET dial_status = ?, next_retry_at = ?, callback_scheduled_at = NULL,
-      call_count = ?, first_attempt_at = ?, last_attempt_at = ?, last_dial_result = ?, hangup_by = ?,
-      hangup_cause = ?,${w.plan.queueRnrMail ? ' isRnrSent = 1,' : ''} previous_status = NULL, isReserved = 0,
-      reserved_by = NULL, reserved_at = NULL WHERE id = ?`,
-    params: [
-      w.plan.dial_status,
-      w.plan.next_retry_at && toDbTime(w.plan.next_retry_at),
-      w.callCount,
-      w.firstAttemptAt,
-      w.lastAttemptAt,
-      w.lastDialResult,
-      w.hangupBy,
-      w.hangupCause,
-      id,
-    ],
-  }
+export function settleLeadQuery(db: Kysely<Database>, id: number, w: SettleWrite) {
+  return db
+    .updateTable('hold_dialer_master_data')
+    .set({
+      dial_status: w.dialStatus,
+      next_retry_at: w.nextRetryAt && toDbTime(w.nextRetryAt),
+      callback_scheduled_at: null,
+      call_count: w.callCount,
+      first_attempt_at: w.firstAttemptAt,
+      last_attempt_at: w.lastAttemptAt,
+      last_dial_result: w.lastDialResult,
+      hangup_by: w.hangupBy,
+      hangup_cause: w.hangupCause,
+      ...(w.rnrMailQueued ? { isRnrSent: 1 } : {}),
+      previous_status: null,
+      isReserved: 0,
+      reserved_by: null,
+      reserved_at: null,
+    })
+    .where('id', '=', id)
 }
 
 /** Writes a placed call's result to its (locked) lead and clears the reservation. */
 export async function settleLead(trx: Transaction<Database>, id: number, w: SettleWrite): Promise<void> {
-  await runStatement(trx, settleLeadStatement(id, w))
+  await settleLeadQuery(trx, id, w).execute()
 }

@@ -1,10 +1,11 @@
-import { type Database, runStatement, type Statement } from '@hold-dialer/db'
+import type { Database } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
-import type { Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 
 /**
- * Takes an agent for a call in the claim's transaction: only if no dialer has them on a call. Two
- * dialers that both see the desk idle cannot both ring it. Returns false when someone else has them.
+ * Takes an agent for a call: only if no dialer has them on a call. Two dialers that both see the desk
+ * idle cannot both ring it. Returns false when someone else has them. (A claim takes its agent in its
+ * own transaction with the same guard: claim/statements.ts.)
  *
  * One guarded UPDATE: the row count says whether this dialer got the agent. A dialer taking the same
  * agent at the same moment makes this one wait for its commit (milliseconds) and then find the agent
@@ -27,31 +28,24 @@ export async function takeAgent(
 }
 
 /**
- * `takeAgent` as a statement for a batch (the SQLite claim's, `claimLead`): one changed row = taken.
- * The MySQL claim takes the agent in the lead's UPDATE instead (one statement fewer per claim).
+ * Frees an agent at settle, starting their wrap-up time; only if this dialer has them on a call. The
+ * query unsent, for a caller that batches it (the claims bench); `releaseAgent` runs it.
  */
-export function takeAgentStatement(employeeId: number, dialerId: string, now: Date): Statement {
-  return {
-    sql: 'UPDATE dialer_employee SET on_call_by = ?, on_call_since = ? WHERE id = ? AND on_call_by IS NULL',
-    params: [dialerId, toDbTime(now), employeeId],
-  }
-}
-
-/** Frees an agent at settle, starting their wrap-up time; only if this dialer has them on a call. */
-export function releaseAgentStatement(
+export function releaseAgentQuery(
+  db: Kysely<Database>,
   employeeId: number,
   dialerId: string,
   wrapUntil: Date | null,
-): Statement {
-  return wrapUntil
-    ? {
-        sql: 'UPDATE dialer_employee SET on_call_by = NULL, on_call_since = NULL, wrap_until = ? WHERE id = ? AND on_call_by = ?',
-        params: [toDbTime(wrapUntil), employeeId, dialerId],
-      }
-    : {
-        sql: 'UPDATE dialer_employee SET on_call_by = NULL, on_call_since = NULL WHERE id = ? AND on_call_by = ?',
-        params: [employeeId, dialerId],
-      }
+) {
+  return db
+    .updateTable('dialer_employee')
+    .set({
+      on_call_by: null,
+      on_call_since: null,
+      ...(wrapUntil ? { wrap_until: toDbTime(wrapUntil) } : {}),
+    })
+    .where('id', '=', employeeId)
+    .where('on_call_by', '=', dialerId)
 }
 
 export async function releaseAgent(
@@ -60,5 +54,5 @@ export async function releaseAgent(
   dialerId: string,
   wrapUntil: Date | null,
 ): Promise<void> {
-  await runStatement(trx, releaseAgentStatement(employeeId, dialerId, wrapUntil))
+  await releaseAgentQuery(trx, employeeId, dialerId, wrapUntil).execute()
 }

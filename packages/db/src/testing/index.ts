@@ -1,4 +1,5 @@
 export { forEachDialect } from './for-each-dialect.js'
+export { unlessAlreadyGone } from './kill.js'
 export { mysqlOutage, type Outage, sqliteOutage } from './outage.js'
 export { TcpProxy } from './tcp-proxy.js'
 export {

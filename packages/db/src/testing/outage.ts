@@ -31,7 +31,7 @@ export async function sqliteOutage(t: Test, options: { migrate?: boolean } = {})
   const handle = connect(`sqlite:${path}`, { sqliteBusyTimeoutMs: 10 })
   if (options.migrate) await migrate(handle)
   t.teardown(async () => {
-    if (locked) await sql`ROLLBACK`.execute(other.db)
+    if (locked) await sql`ROLLBACK`.execute(other.kysely)
     await other.close()
     await handle.close()
     await rm(dir, { recursive: true, force: true })
@@ -39,11 +39,11 @@ export async function sqliteOutage(t: Test, options: { migrate?: boolean } = {})
   return {
     database: { dialect: 'sqlite', url: `sqlite:${path}`, handle, drop: async () => {} },
     takeAway: async () => {
-      if (!locked) await sql`BEGIN IMMEDIATE`.execute(other.db)
+      if (!locked) await sql`BEGIN IMMEDIATE`.execute(other.kysely)
       locked = true
     },
     giveBack: async () => {
-      if (locked) await sql`COMMIT`.execute(other.db)
+      if (locked) await sql`COMMIT`.execute(other.kysely)
       locked = false
     },
   }

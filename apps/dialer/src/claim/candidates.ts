@@ -1,13 +1,9 @@
-import type { Statement } from '@hold-dialer/db'
-import { toDbTime } from '@hold-dialer/rules'
-import type { ClaimRequest } from './claim.js'
+import type { Dialect, MasterRow, MasterTable, Statement } from '@hold-dialer/db'
+import { type DialStatus, toDbTime } from '@hold-dialer/rules'
+import type { ClaimRequest } from './request.js'
 
 // The claim's candidate queries: which parts a claim looks in, their SQL, and the claim order
-// between the rows they find. `claimLead` (claim.ts) runs them.
-
-export type Category = 'callback' | 'retry' | 'pending'
-export type Pin = 'mine' | 'unpinned' | 'any'
-type RetryStatus = 'Not Connected' | 'Abandoned'
+// between the rows they find. claim-mysql.ts and claim-sqlite.ts run them.
 
 /**
  * What a claim needs of the lead, read by the locking SELECT itself: the row is read to check the
@@ -27,7 +23,21 @@ const CLAIMED_COLUMNS = [
   'first_attempt_at',
   'isRnrSent',
   'next_retry_at',
-] as const
+] as const satisfies readonly (keyof MasterTable)[]
+
+type ClaimedColumns = Pick<MasterRow, (typeof CLAIMED_COLUMNS)[number]>
+
+/** A candidate lead as a part's SELECT reads it, with the part that found it. */
+export type Candidate = ClaimedColumns & { claim_group: number; claim_part: number }
+
+/** A claimed lead: its claimed columns, with the status it had before the claim as `previous_status`. */
+export type ClaimedLead = Omit<ClaimedColumns, 'dial_status' | 'next_retry_at'> & {
+  previous_status: DialStatus
+}
+
+export type Category = 'callback' | 'retry' | 'pending'
+export type Pin = 'mine' | 'unpinned' | 'any'
+type RetryStatus = 'Not Connected' | 'Abandoned'
 
 /**
  * One ordered, limited candidate query. `group` is its place in the claim order (pin, then category);
@@ -47,7 +57,17 @@ export interface Part {
   retryAt?: 'none' | 'passed' | 'either'
 }
 
-export function claimParts(pins: readonly Pin[], categories: readonly Category[], mysql: boolean): Part[] {
+/** The parts a claim looks in, in claim order: due callbacks, due retries, Pending, per pin. */
+export function claimParts(req: ClaimRequest, dialect: Dialect): Part[] {
+  const categories: Category[] = req.inHours ? ['callback', 'retry', 'pending'] : ['callback']
+  const pins: Pin[] =
+    req.pinnedAgentId !== null
+      ? req.onlyMine
+        ? ['mine']
+        : ['mine', 'unpinned']
+      : req.unpinnedOnly
+        ? ['unpinned']
+        : ['any']
   const parts: Part[] = []
   let group = 0
   for (const pin of pins) {
@@ -55,8 +75,9 @@ export function claimParts(pins: readonly Pin[], categories: readonly Category[]
       if (category !== 'retry') parts.push({ index: parts.length, group, pin, category })
       else {
         for (const status of ['Not Connected', 'Abandoned'] as const) {
-          if (mysql) parts.push({ index: parts.length, group, pin, category, status, retryAt: 'either' })
-          else {
+          if (dialect === 'mysql') {
+            parts.push({ index: parts.length, group, pin, category, status, retryAt: 'either' })
+          } else {
             parts.push({ index: parts.length, group, pin, category, status, retryAt: 'none' })
             parts.push({ index: parts.length, group, pin, category, status, retryAt: 'passed' })
           }
@@ -80,95 +101,106 @@ export type ReadMode = 'row' | 'lock' | 'probe'
  * SQLite serialises claimers with BEGIN IMMEDIATE instead. Priorities are passed as a literal list
  * rather than joined: a locking read through a join would also lock the priority rows and make every
  * other claimer skip every lead of that priority. Written as text, not built with Kysely: it runs in a
- * batch (see `claimLead`), and building it was a large share of a claim's CPU on SQLite. The text
- * depends only on the part, the mode and the list lengths, so it is built once (`candidateSql`); the
- * values are put in order here.
+ * batch (see `claimLead`), and building it with Kysely was a large share of a claim's CPU on SQLite.
  */
 export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode): Statement {
   const now = toDbTime(req.now)
+  const where = ['isReserved = 0', `priority_id IN (${placeholders(req.dialablePriorities.length)})`]
   const params: (string | number | null)[] = [...req.dialablePriorities]
-  if (part.category === 'callback') params.push('Callback', now)
-  else if (part.category === 'retry') {
-    params.push(part.status!)
-    if (part.retryAt !== 'none') params.push(now)
-  } else params.push('Pending', now)
-  const excluded = req.excludeIds?.length ?? 0
-  if (excluded > 0) params.push(...req.excludeIds!)
-  if (part.pin === 'mine') params.push(req.pinnedAgentId)
-  return { sql: candidateSql(part, mode, req.dialablePriorities.length, excluded), params }
-}
-
-const sqlTexts = new Map<string, string>()
-/** Distinct texts kept at most; the excluded-id count varies, so the map is emptied when full. */
-const SQL_TEXTS_KEPT = 1000
-
-function candidateSql(part: Part, mode: ReadMode, priorities: number, excluded: number): string {
-  const key = `${part.index}/${part.group}/${part.pin}/${part.category}/${part.status}/${part.retryAt}/${mode}/${priorities}/${excluded}`
-  const known = sqlTexts.get(key)
-  if (known !== undefined) return known
-  const where = ['isReserved = 0', `priority_id IN (${placeholders(priorities)})`]
   let order: string
   if (part.category === 'callback') {
     where.push('dial_status = ?', 'callback_scheduled_at <= ?')
+    params.push('Callback', now)
     order = 'callback_scheduled_at'
   } else if (part.category === 'retry') {
     where.push('dial_status = ?')
+    params.push(part.status!)
     if (part.retryAt === 'none') where.push('next_retry_at IS NULL')
     else if (part.retryAt === 'passed') where.push('next_retry_at <= ?')
     else where.push('(next_retry_at IS NULL OR next_retry_at <= ?)')
+    if (part.retryAt !== 'none') params.push(now)
     order = 'next_retry_at'
   } else {
     where.push('dial_status = ?', '(next_retry_at IS NULL OR next_retry_at <= ?)')
+    params.push('Pending', now)
     order = 'push_date'
   }
-  if (excluded > 0) where.push(`id NOT IN (${placeholders(excluded)})`)
-  if (part.pin === 'mine') where.push('agent_id = ?')
+  const excluded = req.excludeIds ?? []
+  if (excluded.length > 0) {
+    where.push(`id NOT IN (${placeholders(excluded.length)})`)
+    params.push(...excluded)
+  }
+  if (part.pin === 'mine') {
+    where.push('agent_id = ?')
+    params.push(req.pinnedAgentId)
+  }
   if (part.pin === 'unpinned') where.push('agent_id IS NULL')
   const sql =
     mode === 'probe'
       ? `SELECT ${part.index} AS claim_part FROM hold_dialer_master_data WHERE ${where.join(' AND ')} LIMIT 1`
       : `SELECT ${CLAIMED_COLUMNS.join(', ')}, ${part.group} AS claim_group, ${part.index} AS claim_part FROM hold_dialer_master_data` +
         ` WHERE ${where.join(' AND ')} ORDER BY ${order}, id LIMIT 1${mode === 'lock' ? ' FOR UPDATE SKIP LOCKED' : ''}`
-  if (sqlTexts.size >= SQL_TEXTS_KEPT) sqlTexts.clear()
-  sqlTexts.set(key, sql)
-  return sql
+  return { sql, params }
+}
+
+/** MySQL: whether each of `parts` has a candidate, unlocked, in one statement (a row per part that has). */
+export function probeStatement(req: ClaimRequest, parts: readonly Part[]): Statement {
+  const probes = parts.map((part) => candidateStatement(req, part, 'probe'))
+  return {
+    sql: probes.map((q) => `(${q.sql})`).join(' UNION ALL '),
+    params: probes.flatMap((q) => q.params),
+  }
+}
+
+/** The parts a probe's rows say have a candidate. */
+export function probedParts(rows: readonly Record<string, unknown>[], parts: readonly Part[]): Part[] {
+  const due = new Set(rows.map((r) => Number(r.claim_part)))
+  return parts.filter((part) => due.has(part.index))
 }
 
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
 
-export interface Ranked {
-  id: number
-  oli_id: string
-  phone_number: string
-  client_name: string
-  priority_id: number
-  agent_id: number | null
-  dial_status: string
-  call_count: number
-  callback_scheduled_at: string | null
-  first_attempt_at: string | null
-  isRnrSent: number
-  next_retry_at: string | null
-  claim_group: number
-  claim_part: number
+/** A candidate query's row, typed: the drivers may return the integer columns as text or bigint. */
+function candidateOf(row: Record<string, unknown>): Candidate {
+  const r = row as unknown as Candidate
+  return {
+    ...r,
+    id: Number(r.id),
+    priority_id: Number(r.priority_id),
+    agent_id: r.agent_id === null ? null : Number(r.agent_id),
+    call_count: Number(r.call_count),
+    isRnrSent: Number(r.isRnrSent),
+    claim_group: Number(r.claim_group),
+    claim_part: Number(r.claim_part),
+  }
 }
 
 /**
  * Claim order between candidates: group first, then (within the retry group) no retry time before
  * the oldest retry time, then id. Times are fixed-width UTC text, so text order is time order.
  */
-function before(a: Ranked, b: Ranked): boolean {
-  if (Number(a.claim_group) !== Number(b.claim_group)) return Number(a.claim_group) < Number(b.claim_group)
+function before(a: Candidate, b: Candidate): boolean {
+  if (a.claim_group !== b.claim_group) return a.claim_group < b.claim_group
   const at = a.next_retry_at ?? ''
   const bt = b.next_retry_at ?? ''
   if (at !== bt) return at < bt
-  return Number(a.id) < Number(b.id)
+  return a.id < b.id
 }
 
-export function first(
+/** The first in claim order of `best` and the candidate queries' rows. */
+export function firstCandidate(
   rows: readonly Record<string, unknown>[],
-  best: Ranked | undefined,
-): Ranked | undefined {
-  for (const row of rows as unknown as Ranked[]) if (!best || before(row, best)) best = row
+  best: Candidate | undefined,
+): Candidate | undefined {
+  for (const row of rows) {
+    const candidate = candidateOf(row)
+    if (!best || before(candidate, best)) best = candidate
+  }
   return best
+}
+
+/** What the claim returns of the candidate it reserved. */
+export function claimedLead(c: Candidate): ClaimedLead {
+  const { dial_status, next_retry_at: _retryAt, claim_group: _group, claim_part: _part, ...rest } = c
+  return { ...rest, previous_status: dial_status }
 }

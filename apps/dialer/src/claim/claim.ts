@@ -1,0 +1,20 @@
+import type { Db } from '@hold-dialer/db'
+import type { ClaimedLead } from './candidates.js'
+import { claimMysql } from './claim-mysql.js'
+import { claimSqlite } from './claim-sqlite.js'
+import type { LeadClaim } from './request.js'
+
+export type { ClaimedLead } from './candidates.js'
+export type { ClaimRequest, LeadClaim } from './request.js'
+
+/**
+ * Claims the next lead in the order of DECISIONS section 7 (due callbacks, due retries, Pending),
+ * marks it Calling and reserved by this dialer, and keeps its status to restore if the originate
+ * fails; with `agentId`, takes that agent in the same transaction. Never the same lead to two
+ * claimers at once: MySQL locks it (`FOR UPDATE SKIP LOCKED`, claim-mysql.ts), SQLite has one writer
+ * (claim-sqlite.ts).
+ */
+export async function claimLead(db: Db, req: LeadClaim): Promise<ClaimedLead | undefined> {
+  if (req.dialablePriorities.length === 0) return undefined
+  return db.dialect === 'mysql' ? claimMysql(db, req) : claimSqlite(db, req)
+}

@@ -1,0 +1,32 @@
+/** What a claim asks for: who claims, when, and which leads it may take. */
+export interface ClaimRequest {
+  dialerId: string
+  now: Date
+  /** Working hours gate for Pending and retries; due callbacks ignore it. */
+  inHours: boolean
+  /** Priorities that may be dialed (`is_dialable`); priority 3 is not among them. */
+  dialablePriorities: readonly number[]
+  /**
+   * Pinned mode: the agent claiming. Leads pinned to this agent come first; leads pinned to anyone
+   * else are never taken. Pool mode: null, and the pin column is ignored.
+   */
+  pinnedAgentId: number | null
+  /**
+   * Pinned mode's predictive overdial pool: with no claiming agent, leave every pinned lead alone
+   * (they are dialed only when their own agent is free).
+   */
+  unpinnedOnly?: boolean
+  /** Predictive mode's pinned claim: only leads pinned to `pinnedAgentId`, never the shared pool. */
+  onlyMine?: boolean
+  /** Leads this dialer will not retry yet (a failed originate's cool-down). */
+  excludeIds?: readonly number[]
+}
+
+export interface LeadClaim extends ClaimRequest {
+  /**
+   * The agent the call is for, taken in the same transaction (`dialer_employee.on_call_by`): no lead
+   * is claimed when another dialer has them, and the agent is left free when no lead is due. Null for
+   * predictive mode's overdial pool, whose calls are bridged to whoever is free on answer.
+   */
+  agentId: number | null
+}

@@ -1,0 +1,45 @@
+import type { Statement } from '@hold-dialer/db'
+import { toDbTime } from '@hold-dialer/rules'
+import type { Candidate } from './candidates.js'
+import type { LeadClaim } from './request.js'
+
+// The claim's writes, as statements for its batch transaction (`claimLead`). Written as text for
+// the same reason as the candidate queries (candidates.ts): they run in a batch, once per claim.
+
+/**
+ * Takes the claim's agent: only if no dialer has them on a call, so two dialers that both see the
+ * desk idle cannot both ring it. One changed row = taken. The SQLite claim runs it first; the MySQL
+ * claim takes the agent in the lead's UPDATE instead (`reserveLeadTakingAgentStatement`). The same
+ * rule as `takeAgent` (sql/take-agent.ts), which predictive mode runs on its own.
+ */
+export function takeAgentStatement(agentId: number, req: LeadClaim): Statement {
+  return {
+    sql: 'UPDATE dialer_employee SET on_call_by = ?, on_call_since = ? WHERE id = ? AND on_call_by IS NULL',
+    params: [req.dialerId, toDbTime(req.now), agentId],
+  }
+}
+
+/** Reserves the claimed lead for this dialer: Calling, its status kept to restore if the originate fails. */
+export function reserveLeadStatement(lead: Candidate, req: LeadClaim): Statement {
+  const at = toDbTime(req.now)
+  return {
+    sql: `UPDATE hold_dialer_master_data SET previous_status = ?, dial_status = 'Calling', isReserved = 1,
+            reserved_by = ?, reserved_at = ? WHERE id = ?`,
+    params: [lead.dial_status, req.dialerId, at, lead.id],
+  }
+}
+
+/**
+ * MySQL: `reserveLeadStatement` and `takeAgentStatement` in one statement: both rows change (2 changed
+ * rows), or neither does when another dialer has the agent (then the lead, only read and locked, is
+ * left as it was).
+ */
+export function reserveLeadTakingAgentStatement(lead: Candidate, agentId: number, req: LeadClaim): Statement {
+  const at = toDbTime(req.now)
+  return {
+    sql: `UPDATE hold_dialer_master_data m JOIN dialer_employee e ON e.id = ? AND e.on_call_by IS NULL
+            SET m.previous_status = ?, m.dial_status = 'Calling', m.isReserved = 1, m.reserved_by = ?,
+            m.reserved_at = ?, e.on_call_by = ?, e.on_call_since = ? WHERE m.id = ?`,
+    params: [agentId, lead.dial_status, req.dialerId, at, req.dialerId, at, lead.id],
+  }
+}
