@@ -6,8 +6,8 @@ import type { Logger } from 'pino'
 import { AGENT_REST_MS, type Agent, type AgentTracker } from './agents/agent-tracker.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { originateCall } from './calls/originate-call.js'
+import { type ClaimedLead, claimLead } from './claim/claim.js'
 import { countAnswered, windowTotals } from './sql/abandon-stats.js'
-import { type ClaimedLead, claimLead } from './sql/claim.js'
 import { releaseAgent, takeAgent } from './sql/take-agent.js'
 
 export interface PredictiveContext {

@@ -1,5 +1,5 @@
 import type { Agent } from '../agents/agent-tracker.js'
-import type { ClaimedLead } from '../sql/claim.js'
+import type { ClaimedLead } from '../claim/claim.js'
 
 export interface OriginateSettings {
   agentChannelTemplate: string
