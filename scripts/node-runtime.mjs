@@ -7,10 +7,12 @@
 // `node` of every pnpm script (see packages/node-runtime/bin/node and docs/decisions.md).
 //
 // Run as a script (`pnpm install` runs it as the root postinstall, `pnpm run node:setup` by hand): checks
-// that the Node running it is supported, and that better-sqlite3 loads in it; when it does not (pnpm
-// built it during the install with whatever `node` it found first, or it was built for the other LTS
-// line), rebuilds it with node-gyp against this Node's own headers. `--rebuild` rebuilds in any case.
-// Fails loudly: a non-zero exit fails `pnpm install`.
+// that the Node running it is supported, and that better-sqlite3 loads in it. better-sqlite3 13 is a
+// Node-API addon with prebuilt binaries in its package (linux/darwin/win32, x64/arm64, glibc and musl):
+// the same file loads in Node 22 and 24, so switching lines rebuilds nothing. Where it does not load
+// (no prebuilt for the platform, a too-old libc), this builds it from source with node-gyp against this
+// Node's headers. `--rebuild` builds from source in any case. Fails loudly: a non-zero exit fails
+// `pnpm install`.
 //
 // Imported (scripts/test.mjs, scripts/start.mjs): `useSupportedNode()` runs the calling script again on
 // node_modules/.bin/node when it was started with an unsupported `node` (`node scripts/test.mjs` on a
@@ -83,9 +85,10 @@ function rebuildBetterSqlite() {
   // A machine-wide nodedir (this one's ~/.npmrc says /usr, Node 20's headers) would build an addon the
   // running Node refuses; without headers beside this Node, node-gyp fetches the matching ones itself.
   delete env.npm_config_nodedir
-  const args = ['rebuild', '--release', '--jobs=max']
+  // force_build: better-sqlite3's binding.gyp builds nothing when a prebuilt exists for the platform.
+  const args = ['rebuild', '--release', '--jobs=max', '--force_build=1']
   if (nodedir) args.push(`--nodedir=${nodedir}`)
-  say(`building better-sqlite3 for Node ${process.version} (compiles SQLite, about a minute)`)
+  say(`building better-sqlite3 from source for Node ${process.version} (compiles SQLite, about a minute)`)
   const started = Date.now()
   const r = spawnSync(gyp, args, { cwd: dir, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
   if (r.status !== 0) {
