@@ -38,7 +38,9 @@ function run(label, cmd, args, options = {}) {
 
 const bin = (name) => join(root, 'node_modules/.bin', name)
 
-if (!process.argv.includes('--no-static')) {
+if (process.argv.includes('--no-static')) {
+  out('\n=== lint and typecheck: NOT RUN, left out by --no-static')
+} else {
   run('lint and format (biome)', bin('biome'), ['check', '.'])
   run('typecheck (tsc -b)', bin('tsc'), ['-b'])
   for (const pkg of PACKAGES) {
