@@ -24,6 +24,7 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   realpathSync,
   renameSync,
   rmSync,
@@ -207,6 +208,14 @@ if (isMain && process.argv[2] === '--fetch') {
             'HOLD_DIALER_NODE to an absolute path to one, then run pnpm install again.',
           ],
     )
+  }
+  // One Node version, written twice: packages/node-runtime's dependencies and pnpm's engines check.
+  const pinned = Object.values(
+    JSON.parse(readFileSync(join(root, 'packages/node-runtime/package.json'), 'utf8')).optionalDependencies,
+  )
+  const checked = /^nodeVersion:\s*(\S+)/m.exec(readFileSync(join(root, 'pnpm-workspace.yaml'), 'utf8'))?.[1]
+  if (pinned.some((version) => version !== checked)) {
+    fail([`pnpm-workspace.yaml nodeVersion (${checked}) differs from packages/node-runtime (${pinned})`])
   }
   const major = Number(process.versions.node.split('.')[0])
   if (!SUPPORTED_MAJORS.includes(major)) say(`warning: Node ${major} is newer than the tested lines (22, 24)`)
