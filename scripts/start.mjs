@@ -5,7 +5,9 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { useSupportedNode } from './node-runtime.mjs'
 
+await useSupportedNode()
 const root = new URL('..', import.meta.url).pathname
 const say = (line) => process.stdout.write(`[start] ${line}\n`)
 

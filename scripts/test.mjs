@@ -7,7 +7,9 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { checkCoverage } from './coverage-floor.mjs'
+import { useSupportedNode } from './node-runtime.mjs'
 
+await useSupportedNode()
 const root = new URL('..', import.meta.url).pathname
 const PACKAGES = [
   'packages/rules',
@@ -21,16 +23,26 @@ const PACKAGES = [
 const out = (s) => process.stdout.write(`${s}\n`)
 const failures = []
 
+const timings = []
+function timed(label, fn) {
+  const started = Date.now()
+  const r = fn()
+  timings.push(`${label}: ${Math.round((Date.now() - started) / 1000)} s`)
+  return r
+}
+
 function run(label, cmd, args, options = {}) {
   out(`\n=== ${label}`)
-  const r = spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...options })
+  const r = timed(label, () => spawnSync(cmd, args, { stdio: 'inherit', cwd: root, ...options }))
   if (r.status !== 0) failures.push(label)
   return r
 }
 
 const bin = (name) => join(root, 'node_modules/.bin', name)
 
-if (!process.argv.includes('--no-static')) {
+if (process.argv.includes('--no-static')) {
+  out('\n=== lint and typecheck: NOT RUN, left out by --no-static')
+} else {
   run('lint and format (biome)', bin('biome'), ['check', '.'])
   run('typecheck (tsc -b)', bin('tsc'), ['-b'])
   for (const pkg of PACKAGES) {
@@ -81,7 +93,11 @@ if (dialects.includes('mysql')) {
 // in each package's `asterisk-test/` and run only when an Asterisk is there: ASTERISK_BIN, or the
 // bundle (ASTERISK_BUNDLE_DIR, default ../shared/asterisk beside the repository) unpacked into
 // .asterisk/. Without one a banner says so; with REQUIRE_ASTERISK=1 (as CI sets) it is a failure.
-const asterisk = prepareAsterisk()
+// `--no-real-asterisk` leaves them out on purpose (CI's second Node line, see .ci/run); the summary
+// says so.
+const asterisk = process.argv.includes('--no-real-asterisk')
+  ? { ok: false, skipped: true, why: 'left out by --no-real-asterisk' }
+  : prepareAsterisk()
 
 function prepareAsterisk() {
   if (process.env.ASTERISK_BIN) {
@@ -97,7 +113,9 @@ function prepareAsterisk() {
   if (r.status !== 0) return { ok: false, why: `${unpack} failed: ${r.stderr || r.error?.message}` }
   return { ok: true, where: r.stdout.trim() }
 }
-if (!asterisk.ok) {
+if (asterisk.skipped) {
+  out(`\n=== real Asterisk: NOT RUN, ${asterisk.why}`)
+} else if (!asterisk.ok) {
   if (process.env.REQUIRE_ASTERISK === '1') {
     out(`\nFATAL: the real-Asterisk tests cannot run (${asterisk.why}) and REQUIRE_ASTERISK=1.`)
     process.exit(1)
@@ -121,12 +139,14 @@ for (const pkg of PACKAGES) {
   const testDir = join(root, pkg, 'test')
   if (!existsSync(testDir) || !hasTests(testDir)) continue
   out(`\n=== tests (${pkg})`)
-  const r = spawnSync(bin('tap'), [], {
-    cwd: join(root, pkg),
-    env,
-    encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const r = timed(`tests (${pkg})`, () =>
+    spawnSync(bin('tap'), [], {
+      cwd: join(root, pkg),
+      env,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  )
   process.stdout.write(r.stdout)
   const m = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(r.stdout ?? '')
   if (m) files = { pass: files.pass + Number(m[2]), fail: files.fail + Number(m[1]) - Number(m[2]) }
@@ -142,12 +162,14 @@ for (const pkg of PACKAGES) {
       .filter((n) => n.endsWith('.test.ts'))
       .map((n) => `asterisk-test/${n}`)
     // Coverage is gated on the suite every machine runs (above), not on this one.
-    const ra = spawnSync(bin('tap'), ['--disable-coverage', ...files], {
-      cwd: join(root, pkg),
-      env,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    })
+    const ra = timed(`real-Asterisk tests (${pkg})`, () =>
+      spawnSync(bin('tap'), ['--disable-coverage', ...files], {
+        cwd: join(root, pkg),
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+    )
     process.stdout.write(ra.stdout)
     const ma = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(ra.stdout ?? '')
     if (ma)
@@ -174,6 +196,7 @@ if (existsSync(log)) {
   }
 }
 out('\n=== summary')
+out(`Node ${process.version}; ${timings.join(', ')}`)
 for (const d of ['sqlite', 'mysql']) {
   const c = counts[d]
   out(`database tests on ${d}: ${c.pass} passed, ${c.fail} failed${dialects.includes(d) ? '' : ' (NOT RUN)'}`)

@@ -3,11 +3,11 @@
 // reports what the schema refuses. Each `description` completes the sentence
 // "<VARIABLE> must be ...", which is how ConfigError words a refusal.
 import { FormatRegistry, type Static, type TSchema, Type } from '@sinclair/typebox'
-import { IANAZone } from 'luxon'
 import { isProxyAddress } from './proxy-address.js'
+import { isIanaZone } from './zoned-time.js'
 
 export const IANA_TIME_ZONE_FORMAT = 'iana-time-zone'
-FormatRegistry.Set(IANA_TIME_ZONE_FORMAT, (value) => IANAZone.isValidZone(value))
+FormatRegistry.Set(IANA_TIME_ZONE_FORMAT, isIanaZone)
 export const PROXY_ADDRESS_FORMAT = 'proxy-address'
 FormatRegistry.Set(PROXY_ADDRESS_FORMAT, isProxyAddress)
 

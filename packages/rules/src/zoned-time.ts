@@ -18,13 +18,21 @@ export interface WallTime {
 }
 
 const LOCAL_DATE_FORMAT = 'yyyy-LL-dd'
+const OFFSET_ZONE = /^[+\-\u2212]/
 
-/** Throws a RangeError unless `zone` is an IANA zone name Luxon (and so Intl) knows. */
-export function assertValidZone(zone: string): void {
+/** Whether `zone` is an IANA zone name Luxon (and so Intl) knows. */
+export function isIanaZone(zone: string): boolean {
   // IANAZone.create caches one instance per name; IANAZone.isValidZone builds a new
   // Intl.DateTimeFormat on every call (70 us against 0.1 us, measured), and every
   // working-hours function checks its zone.
-  if (!IANAZone.create(zone).isValid) {
+  // Node 22 and 24 accept a bare UTC offset ("+05:30") as a time zone (Node 20 did not); it is not an
+  // IANA name and has no DST rules, so it is refused on every Node line alike.
+  return !OFFSET_ZONE.test(zone) && IANAZone.create(zone).isValid
+}
+
+/** Throws a RangeError unless `zone` is an IANA zone name Luxon (and so Intl) knows. */
+export function assertValidZone(zone: string): void {
+  if (!isIanaZone(zone)) {
     throw new RangeError(`unknown IANA time zone ${JSON.stringify(zone)}`)
   }
 }
