@@ -111,7 +111,8 @@ forEachDialect(t, async (t, database) => {
   ]
   for (const a of agentFailures) {
     t.test(`the agent's desk ${a.name}: previous status restored, nothing counted`, async (t) => {
-      const r = await asteriskRig(t, database, asterisk)
+      // A rest longer than any loaded machine needs for the claim rounds below.
+      const r = await asteriskRig(t, database, asterisk, { timing: { agentRestMs: 120_000 } })
       await agent(r, a.extension)
       const oli = `P-AG-${a.extension}`
       const from = asterisk.events.length

@@ -38,6 +38,8 @@ export interface DialerTiming {
   staleMs: number
   expireMs: number
   settleRetryMs: number
+  /** How long an agent whose desk refused a call is offered none (AGENT_REST_MS). */
+  agentRestMs: number
 }
 
 const DEFAULT_TIMING: DialerTiming = {
@@ -46,6 +48,7 @@ const DEFAULT_TIMING: DialerTiming = {
   staleMs: 30_000,
   expireMs: 1000,
   settleRetryMs: 2000,
+  agentRestMs: AGENT_REST_MS,
 }
 
 /** Delay before a failed AMI sync (device states, live channels, own reservations) is tried again. */
@@ -107,7 +110,7 @@ export class Dialer {
       deskStateSource(deps.config.agentChannelTemplate, deps.config.agentDeviceTemplate),
       deps.logger,
     )
-    this.#agents = new AgentTracker((ext) => this.#desks.state(ext))
+    this.#agents = new AgentTracker((ext) => this.#desks.state(ext), this.#timing.agentRestMs)
     this.#calls = new CallTracker(this.#now, (call, result) => this.#onFinished(call, result), {
       onAnswered: (call) => this.#predictive?.onAnswered(call),
       onAgentLegFailed: (call) => this.#predictive?.onAgentLegFailed(call),
@@ -374,7 +377,7 @@ export class Dialer {
     // originate must not turn into a tight claim/restore loop.
     if (result.outcome === 'Failed') this.#cooldown.set(call.leadId, this.#now().getTime())
     if (call.mode !== 'predictive' && call.agent && call.originateResponse?.success === false) {
-      this.#agents.rest(call.agent.id, AGENT_REST_MS)
+      this.#agents.rest(call.agent.id)
     }
     if (call.mode === 'predictive' && this.#predictive) {
       this.#predictive.onFinished(call, result).catch((err: Error) => {

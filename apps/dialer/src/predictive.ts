@@ -3,7 +3,7 @@ import { type Database, type Db, withTransaction } from '@hold-dialer/db'
 import { type Config, isWithinWorkingHours, type PacingDecision, pacing } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
-import { AGENT_REST_MS, type Agent, type AgentTracker } from './agents/agent-tracker.js'
+import type { Agent, AgentTracker } from './agents/agent-tracker.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { originateCall } from './calls/originate-call.js'
 import { type ClaimedLead, claimLead } from './claim/claim.js'
@@ -238,7 +238,7 @@ export class PredictiveEngine {
   /** The agent's leg did not join (busy, no answer): the customer is on hold again, first in line. */
   onAgentLegFailed(call: TrackedCall): void {
     const agent = call.agent
-    if (agent) this.#c.agents.rest(agent.id, AGENT_REST_MS)
+    if (agent) this.#c.agents.rest(agent.id)
     if (agent && !call.pinned) {
       call.agent = null
       void withTransaction(this.#c.db, (trx) => releaseAgent(trx, agent.id, this.#c.dialerId, null)).catch(

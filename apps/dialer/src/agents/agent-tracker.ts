@@ -28,8 +28,14 @@ export class AgentTracker {
   /** Agents resting after their desk failed a call, until a `performance.now()` time. */
   readonly #resting = new Map<number, number>()
 
-  /** `deskState`: the desk's state as Asterisk last reported it (DeskStates.state). */
-  constructor(private readonly deskState: (extension: string) => string | undefined) {}
+  /**
+   * `deskState`: the desk's state as Asterisk last reported it (DeskStates.state). `restMs`: how long
+   * an agent whose desk refused a call is left out (AGENT_REST_MS).
+   */
+  constructor(
+    private readonly deskState: (extension: string) => string | undefined,
+    private readonly restMs = AGENT_REST_MS,
+  ) {}
 
   setRoster(rows: RosterRow[]): void {
     this.#roster = rows
@@ -40,13 +46,13 @@ export class AgentTracker {
   }
 
   /**
-   * The agent's desk just refused or missed a call (busy, no answer): not offered another for `ms`.
+   * The agent's desk just refused or missed a call (busy, no answer): not offered another for a while.
    * A desk that reports itself idle while refusing (Busy(), DND, a phone off the hook) would otherwise
    * be rung again at every claim or bridging pass, and a waiting customer sent to it over and over.
    * Real time, not the dialer's clock: it is about the desk, not working hours.
    */
-  rest(agentId: number, ms: number): void {
-    this.#resting.set(agentId, performance.now() + ms)
+  rest(agentId: number): void {
+    this.#resting.set(agentId, performance.now() + this.restMs)
   }
 
   resting(agentId: number): boolean {
