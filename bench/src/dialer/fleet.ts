@@ -55,7 +55,7 @@ export function keepPanelsAlive(db: Kysely<Database>): () => void {
       .updateTable('dialer_employee')
       .set({ panel_seen_at: nowStamp() })
       .execute()
-      .catch(() => {})
+      .catch((err: unknown) => process.stderr.write(`agents' panels not refreshed: ${String(err)}\n`))
   }, 5_000)
   return () => clearInterval(timer)
 }

@@ -324,8 +324,11 @@ async function collectMode(run: ModeRun, samples: Sample[]): Promise<ModeResult>
 /** Stops whatever still runs (after a failure, the dialer without waiting for its calls) and removes the database. */
 async function teardown(run: ModeRun): Promise<void> {
   if (!run.stopped) {
-    await run.dialer.stop(0).catch(() => {})
-    await run.ami.close().catch(() => {})
+    // Already failing: a second error while stopping is reported, and the first one still decides.
+    await run.dialer
+      .stop(0)
+      .catch((err: unknown) => process.stderr.write(`stopping the dialer: ${String(err)}\n`))
+    await run.ami.close().catch((err: unknown) => process.stderr.write(`closing AMI: ${String(err)}\n`))
   }
   await run.sim.close()
   await run.handle.close()
