@@ -26,11 +26,25 @@ function customerCause(legs: Leg[]): Leg | undefined {
   )
 }
 
-/** Who ended an answered call: the side whose channel hung up first. */
+/**
+ * Who ended an answered call: the side of the first hangup request, else the side whose channel hung
+ * up first (the order of Hangup events, which a loaded PBX can publish out of order).
+ */
 function hangupBy(call: TrackedCall, customer: Leg[], answered: boolean, cause: number | undefined) {
+  // A Local half optimised out is no party hanging up; its LocalOptimizationBegin may arrive after
+  // its Hangup (no order across channels is guaranteed), so it is left out here, when the call ends.
   const first = (side: Leg[]) =>
-    Math.min(...side.map((l) => l.hangupOrder ?? Number.POSITIVE_INFINITY), Number.POSITIVE_INFINITY)
+    Math.min(
+      ...side.map((l) =>
+        l.optimisedOut ? Number.POSITIVE_INFINITY : (l.hangupOrder ?? Number.POSITIVE_INFINITY),
+      ),
+      Number.POSITIVE_INFINITY,
+    )
   if (answered) {
+    // A Local half optimised out is hung up by Asterisk, not by a party (its LocalOptimizationBegin
+    // may come after its request).
+    const requested = call.hangupRequests.find((l) => !l.optimisedOut)?.side
+    if (requested && !call.holdExpired) return requested
     const c = first(customer)
     if (c !== Number.POSITIVE_INFINITY) {
       const a = first([...call.legs.values()].filter((l) => l.side === 'agent'))

@@ -60,6 +60,13 @@ export interface TrackedCall extends CallStart {
   /** Predictive: hung up by the dialer after HOLD_TIMEOUT_SECONDS on hold. */
   holdExpired?: boolean
   hangups: number
+  /**
+   * The channels of the call's hangup requests (HangupRequest / SoftHangupRequest), in order: the first
+   * is the party that ended it. Requests are published where they happen, before the hangups they
+   * cause, so their order follows cause and effect; Hangup events are published as each channel is
+   * destroyed and can arrive in any order.
+   */
+  hangupRequests: Leg[]
   adopted: boolean
 }
 
@@ -138,7 +145,7 @@ export class CallTracker {
   ) {}
 
   add(start: CallStart, adopted = false): TrackedCall {
-    const call: TrackedCall = { ...start, legs: new Map(), hangups: 0, adopted }
+    const call: TrackedCall = { ...start, legs: new Map(), hangups: 0, hangupRequests: [], adopted }
     if (start.mode === 'predictive') call.customerUniqueid = start.key
     this.#calls.set(start.key, call)
     this.#byAction.set(start.actionId, start.key)
@@ -230,6 +237,12 @@ export class CallTracker {
       case 'hangup':
         if (uniqueid) this.#hangup(call, uniqueid, event)
         break
+      case 'hanguprequest':
+      case 'softhanguprequest': {
+        const leg = uniqueid ? call.legs.get(uniqueid) : undefined
+        if (leg && !leg.hungUp && !call.hangupRequests.includes(leg)) call.hangupRequests.push(leg)
+        break
+      }
     }
   }
 
@@ -402,10 +415,6 @@ export class CallTracker {
     const leg = this.#leg(call, uniqueid, header(event, 'channel'))
     if (!leg.hungUp) {
       leg.hungUp = true
-      if (leg.optimisedOut) {
-        this.#maybeFinished(call)
-        return
-      }
       call.hangups += 1
       leg.hangupOrder = call.hangups
       leg.cause = num(header(event, 'cause'))
