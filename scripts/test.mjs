@@ -50,6 +50,11 @@ if (process.argv.includes('--no-static')) {
       run(`typecheck tests (${pkg})`, bin('tsc'), ['-p', join(pkg, 'tsconfig.test.json')])
     }
   }
+  // The systemd units (verify, exposure score at most 2.5) and the env examples of deploy/; fails
+  // without systemd-analyze when REQUIRE_SYSTEMD=1 (CI). Needs the build above (dist/).
+  run('deploy units and env files (systemd-analyze)', process.execPath, [
+    join(root, 'scripts/check-deploy.mjs'),
+  ])
 }
 
 // --- MariaDB availability: both engines are first-class, so a silent SQLite-only run is not allowed.

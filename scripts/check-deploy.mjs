@@ -1,0 +1,107 @@
+#!/usr/bin/env node
+// The production install's static check, run by `pnpm test` (scripts/test.mjs) after the typecheck:
+//
+// 1. `systemd-analyze verify` on both units of deploy/. verify insists that ExecStart's program exists,
+//    so each unit is checked as a copy in a temporary folder with /opt/hold-dialer/current (the
+//    installed release) rewritten to this checkout; the script ExecStart runs (apps/*/dist/...) must
+//    exist too, relative to WorkingDirectory. Any warning verify prints is a failure.
+// 2. `systemd-analyze security --offline=yes --threshold=25` on the units as shipped: the exposure
+//    score must be at most 2.5 ("OK"); the score is printed either way.
+// 3. The env examples of deploy/env: every configuration variable is in one of them, none of shared.env's
+//    is repeated in a process's file, and each unit reads shared.env, then its own.
+//
+// Without systemd-analyze (not Linux, or no systemd installed) 1 and 2 cannot run: a banner says so,
+// and with REQUIRE_SYSTEMD=1 (as CI sets) it is a failure. `--units DIR` checks the units of another
+// folder (to see the check fail on a weak unit).
+import { spawnSync } from 'node:child_process'
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { CONFIG_VARIABLES } from '../packages/rules/dist/index.js'
+
+const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
+const unitsArg = process.argv.indexOf('--units')
+const unitDir = unitsArg > 0 ? process.argv[unitsArg + 1] : join(root, 'deploy')
+const INSTALLED = '/opt/hold-dialer/current'
+const MAX_SCORE = 2.5
+const UNITS = { 'hold-dialer-api.service': 'api.env', 'hold-dialer-dialer.service': 'dialer.env' }
+const failures = []
+const out = (s) => process.stdout.write(`${s}\n`)
+const fail = (s) => {
+  failures.push(s)
+  out(`FAIL: ${s}`)
+}
+
+// --- 1 and 2: systemd-analyze
+const probe = spawnSync('systemd-analyze', ['--version'], { encoding: 'utf8' })
+if (probe.error || probe.status !== 0) {
+  const why = probe.error ? probe.error.message : probe.stderr.trim()
+  if (process.env.REQUIRE_SYSTEMD === '1') {
+    out(`FATAL: systemd-analyze cannot run (${why}) and REQUIRE_SYSTEMD=1: the units are not checked.`)
+    process.exit(1)
+  }
+  const bar = '#'.repeat(78)
+  out(`${bar}\n#  SYSTEMD UNITS NOT CHECKED: systemd-analyze cannot run (${why}).\n${bar}`)
+} else {
+  out(probe.stdout.split('\n')[0])
+  const copies = mkdtempSync(join(tmpdir(), 'hd-units-'))
+  try {
+    for (const unit of Object.keys(UNITS)) {
+      const shipped = join(unitDir, unit)
+      const text = readFileSync(shipped, 'utf8')
+      const copy = join(copies, unit)
+      writeFileSync(copy, text.replaceAll(INSTALLED, root))
+      const verify = spawnSync('systemd-analyze', ['verify', copy], { encoding: 'utf8' })
+      const said = `${verify.stdout}${verify.stderr}`.trim()
+      if (verify.status !== 0 || said)
+        fail(`${unit}: systemd-analyze verify: ${said || `exit ${verify.status}`}`)
+      else out(`${unit}: systemd-analyze verify clean`)
+      const script = /^ExecStart=\S+\s+(\S+)/m.exec(text)?.[1]
+      if (!script || !existsSync(join(root, script)))
+        fail(`${unit}: ExecStart's script ${script} is not in ${root} (run pnpm build)`)
+
+      const security = spawnSync(
+        'systemd-analyze',
+        ['security', '--offline=yes', `--threshold=${MAX_SCORE * 10}`, '--no-pager', shipped],
+        { encoding: 'utf8' },
+      )
+      const score = /Overall exposure level for \S+: (\d+(?:\.\d+)?) (\w+)/.exec(security.stdout)
+      if (!score)
+        fail(`${unit}: no exposure score in systemd-analyze security's output: ${security.stderr.trim()}`)
+      else if (Number(score[1]) > MAX_SCORE || security.status !== 0)
+        fail(`${unit}: exposure ${score[1]} ${score[2]}, above ${MAX_SCORE}`)
+      else out(`${unit}: exposure ${score[1]} ${score[2]} (at most ${MAX_SCORE})`)
+    }
+  } finally {
+    rmSync(copies, { recursive: true, force: true })
+  }
+}
+
+// --- 3: env examples
+const envDir = join(root, 'deploy/env')
+const namesIn = (file) =>
+  new Set(
+    [...readFileSync(join(envDir, file), 'utf8').matchAll(/^#? ?([A-Z][A-Z0-9_]+)=/gm)].map((m) => m[1]),
+  )
+const shared = namesIn('shared.env.example')
+const perProcess = Object.fromEntries(Object.values(UNITS).map((f) => [f, namesIn(`${f}.example`)]))
+for (const { name } of CONFIG_VARIABLES) {
+  if (!shared.has(name) && !Object.values(perProcess).some((s) => s.has(name)))
+    fail(`${name} is in no example of deploy/env`)
+}
+for (const [file, names] of Object.entries(perProcess)) {
+  for (const name of names)
+    if (shared.has(name)) fail(`${name} is in both shared.env.example and ${file}.example`)
+}
+const examples = readdirSync(envDir).filter((f) => f.endsWith('.env.example'))
+if (examples.length !== 3) fail(`deploy/env holds ${examples.join(', ')}: expected shared, api and dialer`)
+for (const [unit, own] of Object.entries(UNITS)) {
+  const files = [...readFileSync(join(unitDir, unit), 'utf8').matchAll(/^EnvironmentFile=(.*)$/gm)].map(
+    (m) => m[1],
+  )
+  const expected = ['/etc/hold-dialer/shared.env', `/etc/hold-dialer/${own}`]
+  if (files.join(' ') !== expected.join(' '))
+    fail(`${unit} reads ${files.join(', ') || 'no env file'}: expected ${expected.join(', ')} in that order`)
+}
+out(failures.length ? `${failures.length} problem(s)` : 'deploy/ checked: units and env examples')
+process.exit(failures.length ? 1 : 0)
