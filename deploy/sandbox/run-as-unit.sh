@@ -13,7 +13,8 @@
 # (every mount read-only but STATE_DIR), PrivateTmp=, ProtectHome= (tmpfs over /home and /root),
 # PrivateDevices= (a /dev with null, zero, full, random, urandom, tty only), ProtectProc=invisible and
 # ProcSubset=pid (own PID namespace, /proc mounted hidepid=invisible,subset=pid), PrivateIPC= and
-# ProtectHostname= (own IPC and UTS namespaces). --mdwe adds MemoryDenyWriteExecute=yes.
+# ProtectHostname= (own IPC and UTS namespaces), PrivateUsers= (a user namespace mapping only the
+# service's user). --mdwe adds MemoryDenyWriteExecute=yes.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 unit=$1 state=$2
@@ -83,8 +84,10 @@ unshare --mount --pid --ipc --uts --fork --propagation private bash -euo pipefai
   for d in /home /root /run/user; do [ -d "$d" ] && mount -t tmpfs -o mode=0755 tmpfs "$d"; done
   hostname hold-dialer-sandbox
   umask 0077
+  # PrivateUsers=: a user namespace where only the service user is mapped (all else shows as nobody).
   exec setpriv --reuid=nobody --regid=nogroup --clear-groups --no-new-privs \
     --inh-caps=-all --bounding-set=-all \
+    unshare --user --map-user=nobody --map-group=nogroup \
     "$HD_SANDBOX_WORK/seccomp-exec" "$HD_SANDBOX_WORK/allowed" ${HD_SANDBOX_MDWE:+--mdwe} -- "$@"
 ' run-as-unit "$@" &
 # SIGTERM/SIGINT to this script go to the command (PID 1 of the new PID namespace, as systemd's
