@@ -8,7 +8,9 @@
 // 2. `systemd-analyze security --offline=yes --threshold=25` on the units as shipped: the exposure
 //    score must be at most 2.5 ("OK"); the score is printed either way.
 // 3. The env examples of deploy/env: every configuration variable is in one of them, none of shared.env's
-//    is repeated in a process's file, and each unit reads shared.env, then its own.
+//    is repeated in a process's file, each unit reads shared.env, then its own, and the values set in
+//    shared.env plus a process's file (later wins, as systemd reads them) pass the configuration's
+//    validation.
 //
 // Without systemd-analyze (not Linux, or no systemd installed) 1 and 2 cannot run: a banner says so,
 // and with REQUIRE_SYSTEMD=1 (as CI sets) it is a failure. `--units DIR` checks the units of another
@@ -17,7 +19,7 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CONFIG_VARIABLES } from '../packages/rules/dist/index.js'
+import { CONFIG_VARIABLES, parseConfig } from '../packages/rules/dist/index.js'
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
 const unitsArg = process.argv.indexOf('--units')
@@ -102,6 +104,21 @@ for (const [unit, own] of Object.entries(UNITS)) {
   const expected = ['/etc/hold-dialer/shared.env', `/etc/hold-dialer/${own}`]
   if (files.join(' ') !== expected.join(' '))
     fail(`${unit} reads ${files.join(', ') || 'no env file'}: expected ${expected.join(', ')} in that order`)
+}
+// KEY=value lines as systemd's EnvironmentFile= reads them for these files (no quotes or escapes in them).
+const valuesIn = (file) =>
+  Object.fromEntries(
+    [...readFileSync(join(envDir, file), 'utf8').matchAll(/^([A-Z][A-Z0-9_]+)=(.*)$/gm)].map((m) => [
+      m[1],
+      m[2],
+    ]),
+  )
+for (const own of Object.values(UNITS)) {
+  try {
+    parseConfig({ ...valuesIn('shared.env.example'), ...valuesIn(`${own}.example`) }, { hostZone: 'UTC' })
+  } catch (error) {
+    fail(`shared.env.example + ${own}.example do not validate: ${error.message}`)
+  }
 }
 out(failures.length ? `${failures.length} problem(s)` : 'deploy/ checked: units and env examples')
 process.exit(failures.length ? 1 : 0)
