@@ -9,6 +9,7 @@ import { progressiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
 import { reconcileAfterLogin } from './calls/reconcile.js'
 import { type ClaimedLead, claimLead } from './claim/claim.js'
+import { type LiveState, liveState, SinceClock } from './http/live-state.js'
 import { PredictiveEngine } from './predictive.js'
 import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
@@ -98,6 +99,8 @@ export class Dialer {
   readonly #roundWaiters: Array<{ left: number; resolve: () => void }> = []
   /** The last AMI failure logged, so a failing login is logged once, and again only when it changes. */
   #amiFailure: string | null = null
+  /** When each agent's state and each call's phase began (the live state). */
+  readonly #since = new SinceClock()
 
   constructor(deps: DialerDeps) {
     this.#d = deps
@@ -163,6 +166,36 @@ export class Dialer {
 
   get activeCalls(): number {
     return this.#calls.size
+  }
+
+  /** The dialer's id (reserved_by, heartbeat). */
+  get dialerId(): string {
+    return this.#d.dialerId
+  }
+
+  /** Whether the database answered the last thing tried on it. */
+  get databaseAvailable(): boolean {
+    return this.#availability.available
+  }
+
+  /**
+   * What the dialer is doing now (agents, calls, governor), as plain data: read by the metrics and the
+   * supervisor console. Reads memory only.
+   */
+  liveState(): LiveState {
+    return liveState({
+      dialerId: this.#d.dialerId,
+      dialMode: this.#d.config.dialMode,
+      now: this.#now(),
+      roster: this.#agents.roster(),
+      deskState: (ext) => this.#desks.state(ext),
+      resting: (id) => this.#agents.resting(id),
+      calls: this.#calls.active(),
+      ami: this.#d.ami.status(),
+      governor: this.#predictive?.snapshot(),
+      abandonRateMax: this.#d.config.abandonRateMax,
+      clock: this.#since,
+    })
   }
 
   async start(): Promise<void> {

@@ -4,6 +4,8 @@ import { connectOrExit, DatabaseAvailability } from '@hold-dialer/db'
 import { describeConfig, parseConfig } from '@hold-dialer/rules'
 import pino from 'pino'
 import { Dialer } from './dialer.js'
+import { dialerHealth, liveStateRoute } from './http/routes.js'
+import { startDialerHttp } from './http/server.js'
 import { RnrMailer } from './mail/rnr-mailer.js'
 
 /** Process concerns only: configuration, logger, AMI connection, graceful shutdown. */
@@ -61,10 +63,25 @@ const ami = new AmiClient({
 })
 const dialer = new Dialer({ config, db, ami, logger, dialerId, hostname: hostname(), availability })
 const mailer = new RnrMailer({ db: db.kysely, smtp: config.smtp, logger })
+let http: Awaited<ReturnType<typeof startDialerHttp>>
+try {
+  http = await startDialerHttp({
+    host: config.dialerHttpHost,
+    port: config.dialerHttpPort,
+    secret: config.dialerHttpSecret,
+    logger,
+    health: () => dialerHealth(dialer, ami),
+    secured: [liveStateRoute(dialer)],
+  })
+} catch (err) {
+  // The port taken, say: stop before claiming anything rather than dial unobserved.
+  logger.fatal({ err }, 'the dialer HTTP listener did not start; stopping')
+  process.exit(1)
+}
 await dialer.start()
 mailer.start()
 void ami.start()
-logger.info({ config: describeConfig(config) }, 'dialer started')
+logger.info({ config: describeConfig(config), http: http?.url ?? 'off' }, 'dialer started')
 
 let closing = false
 async function shutdown(signal: string) {
@@ -75,6 +92,8 @@ async function shutdown(signal: string) {
     'stopping: no new claims, letting calls in progress finish',
   )
   await dialer.stop(15_000)
+  // Closed after the calls in progress are settled, so their end can still be scraped.
+  await http?.app.close()
   await mailer.stop()
   availability.close()
   await ami.close()
