@@ -4,6 +4,7 @@ import { connectOrExit, DatabaseAvailability } from '@hold-dialer/db'
 import { describeConfig, parseConfig } from '@hold-dialer/rules'
 import pino from 'pino'
 import { Dialer } from './dialer.js'
+import { consoleRoutes } from './http/console/plugin.js'
 import { dialerHealth, liveStateRoute } from './http/routes.js'
 import { startDialerHttp } from './http/server.js'
 import { RnrMailer } from './mail/rnr-mailer.js'
@@ -72,6 +73,14 @@ try {
     logger,
     health: () => dialerHealth(dialer, ami),
     secured: [liveStateRoute(dialer)],
+    ownAuth: [
+      consoleRoutes({
+        db: db.kysely,
+        live: () => dialer.liveState(),
+        timezone: config.timezone,
+        logger: logger.child({ component: 'console' }),
+      }),
+    ],
   })
 } catch (err) {
   // The port taken, say: stop before claiming anything rather than dial unobserved.

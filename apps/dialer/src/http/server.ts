@@ -18,6 +18,11 @@ export interface DialerHttpOptions {
   health: () => DialerHealth
   /** Routes served only with the secret (/metrics, the console). */
   secured?: Array<(app: FastifyInstance) => Promise<void> | void>
+  /**
+   * Routes that check the secret themselves (the console: a login form, then a session cookie, since a
+   * browser's EventSource cannot send a header). Served only when there is a secret.
+   */
+  ownAuth?: Array<(app: FastifyInstance, secret: string) => Promise<void> | void>
 }
 
 /**
@@ -43,6 +48,7 @@ export async function buildDialerHttp(options: DialerHttpOptions): Promise<Fasti
       })
       for (const routes of options.secured ?? []) await routes(secured)
     })
+    for (const routes of options.ownAuth ?? []) await routes(app, secret)
   }
   return app
 }

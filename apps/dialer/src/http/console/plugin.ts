@@ -1,9 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
 import type { Database } from '@hold-dialer/db'
+import { headerCopiesOf, secretCheck } from '@hold-dialer/rules'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
@@ -26,10 +26,8 @@ export const SESSION_COOKIE = 'hd_console'
 
 export interface ConsoleOptions {
   db: Kysely<Database>
-  /** The listener's secret: the login form's and the headers' (DIALER_HTTP_SECRET). */
+  /** The listener's secret (DIALER_HTTP_SECRET): the login form's, and the headers' for scripts. */
   secret: string
-  /** The listener's own header check (Authorization: Bearer, X-API-Key, X-Access-Key). */
-  authorize: (request: FastifyRequest) => boolean
   /** The dialer's live state, taken now. */
   live: () => ConsoleLive
   /** The centre's time zone (TIMEZONE): "today" is its calendar day. */
@@ -92,17 +90,18 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   app.addHook('preClose', async () => hub.close())
   app.addHook('onClose', async () => hub.close())
 
-  const expected = createHash('sha256').update(options.secret, 'utf8').digest()
+  // The listener's rule (packages/rules secret-check.ts) for the headers; the login form's field is
+  // checked as if it came in X-API-Key, so both compare the same way, in constant time.
+  const check = secretCheck(options.secret)
+  const authorized = (request: FastifyRequest) => check(headerCopiesOf(request))
   const secretMatches = (text: unknown): boolean =>
-    typeof text === 'string' &&
-    // Hashed first: equal lengths for timingSafeEqual, and the time says nothing of the secret.
-    timingSafeEqual(createHash('sha256').update(text, 'utf8').digest(), expected)
+    typeof text === 'string' && check((name) => (name === 'x-api-key' ? [text] : []))
 
   await app.register(cookie)
   await app.register(formbody)
 
   const session = (request: FastifyRequest) => request.cookies[SESSION_COOKIE]
-  const allowed = (request: FastifyRequest) => sessions.valid(session(request)) || options.authorize(request)
+  const allowed = (request: FastifyRequest) => sessions.valid(session(request)) || authorized(request)
   const html = (reply: FastifyReply, status: number, body: string) =>
     reply
       .code(status)
@@ -162,4 +161,13 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
     reply.hijack()
     await hub.attach(reply.raw)
   })
+}
+
+/** The console on the dialer's listener (`ownAuth` of startDialerHttp), fed by this dialer. */
+export function consoleRoutes(
+  deps: Omit<ConsoleOptions, 'secret'>,
+): (app: FastifyInstance, secret: string) => Promise<void> {
+  return async (app, secret) => {
+    await app.register(consolePlugin, { ...deps, secret })
+  }
 }
