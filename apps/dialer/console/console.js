@@ -254,7 +254,15 @@ function renderQueue() {
     )
   }
   fill(document.querySelector('#queue tbody'), rows, 6, 'No lead waiting.')
-  text('t-due', sum('callback_due') + sum('retry_due') + sum('fresh'))
+  // Leads of a priority that is never dialed (Final Disposal) are listed, not counted as due.
+  const dialable = new Set(queue.priorities.filter((p) => p.dialable).map((p) => p.id))
+  const due = queue.counts.filter(
+    (c) => dialable.has(c.priorityId) && ['callback_due', 'retry_due', 'fresh'].includes(c.kind),
+  )
+  text(
+    't-due',
+    due.reduce((n, c) => n + c.leads, 0),
+  )
   text(
     't-waiting',
     `${sum('callback_due')} callbacks · ${sum('retry_due')} retries · ${sum('waiting')} later`,
@@ -355,8 +363,11 @@ function renderAbandonChart() {
 
 function renderLevelChart() {
   const chart = document.getElementById('level-chart')
-  const history = state.history ?? []
   if (!chart) return
+  // The samples, then the state now, so the line reaches the present (and has two points from the start).
+  const history = [...(state.history ?? [])]
+  const live = state.live
+  if (live) history.push({ at: live.at, dialLevel: live.dialLevel, calls: live.calls.length })
   chart.replaceChildren()
   if (history.length === 0) return
   const level = (s) => s.dialLevel ?? 1
@@ -374,6 +385,8 @@ function renderLevelChart() {
   chart.append(
     svg('polyline', { class: 'calls', points: history.map((s) => `${x(s.at)},${y(s.calls)}`).join(' ') }),
   )
+  for (const s of history)
+    chart.append(svg('circle', { class: 'level-dot', cx: x(s.at), cy: y(level(s)), r: 2.5 }))
   const legend = svg('text', { x: W - PAD.right, y: PAD.top + 10, 'text-anchor': 'end', class: 'legend' })
   legend.textContent = 'blue: dial level · green: calls live'
   chart.append(legend)
@@ -414,6 +427,7 @@ function connect() {
     renderAgents()
     renderCalls()
     renderAbandonChart()
+    renderLevelChart()
   })
   events.addEventListener('center', (e) => {
     const data = JSON.parse(e.data)
