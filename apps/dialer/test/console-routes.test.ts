@@ -1,12 +1,13 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http'
+import { createServer, request as httpRequest, type IncomingMessage } from 'node:http'
 import type { NewCallAttempt, NewMasterRow } from '@hold-dialer/db'
 import { forEachDialect } from '@hold-dialer/db/testing'
 import Fastify from 'fastify'
 import pino from 'pino'
 import t from 'tap'
 import { readCenter } from '../src/http/console/center-query.js'
-import type { ConsoleLive } from '../src/http/console/console-hub.js'
-import { consolePlugin, SESSION_COOKIE } from '../src/http/console/plugin.js'
+import { ConsoleHub, type ConsoleLive } from '../src/http/console/console-hub.js'
+import { consolePlugin, consoleRoutes, SESSION_COOKIE } from '../src/http/console/plugin.js'
+import { buildDialerHttp } from '../src/http/server.js'
 
 // 2026-11-23 20:00 UTC is 2026-11-24 01:30 in Kolkata: "today" there began at 18:30 UTC.
 const NOW = new Date('2026-11-23T20:00:00.000Z')
@@ -113,6 +114,49 @@ function events(res: IncomingMessage) {
     },
   }
 }
+
+t.test(
+  'the database away: the stream says so, shows the live half, and the database half when it is back',
+  async (t) => {
+    const fake = fakeLive()
+    let down = true
+    const hub = new ConsoleHub({
+      live: fake.live,
+      center: async () => {
+        if (down) throw new Error('connect ECONNREFUSED')
+        return { at: NOW.toISOString() } as never
+      },
+      logger: pino({ level: 'silent' }),
+      livePollMs: 10,
+      centerPollMs: 20,
+      keepAliveMs: 10,
+      sampleMs: 60_000,
+      samples: 10,
+    })
+    hub.start()
+    const server = createServer((_req, res) => void hub.attach(res))
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+    t.teardown(() => new Promise((resolve) => server.close(resolve)))
+    const port = (server.address() as { port: number }).port
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      httpRequest({ host: '127.0.0.1', port, path: '/' }, resolve).on('error', reject).end()
+    })
+    const stream = events(res)
+    t.match(await stream.next('problem'), { message: /database/ })
+    t.notMatch(
+      JSON.stringify(await stream.next('problem')),
+      /ECONNREFUSED/,
+      'no driver detail reaches the page',
+    )
+    t.equal(hub.clientCount, 1)
+    t.match(hub.history, [{ dialLevel: 1.5, calls: 1 }], 'a sample taken at start')
+    down = false
+    t.match(await stream.next('center'), { center: { at: NOW.toISOString() } })
+    hub.close()
+    await stream.ended
+    t.equal(hub.clientCount, 0, 'close ends every stream')
+  },
+)
 
 forEachDialect(t, async (t, database) => {
   const db = database.handle.kysely
@@ -337,5 +381,33 @@ forEachDialect(t, async (t, database) => {
     await app.close()
     await stream.ended
     t.pass('closing the listener ended the open stream')
+  })
+
+  t.test("on the dialer's listener: served only with a secret, beside the secured routes", async (t) => {
+    const build = (secret: string | undefined) =>
+      buildDialerHttp({
+        host: '127.0.0.1',
+        port: 0,
+        secret,
+        logger: pino({ level: 'silent' }),
+        health: () => ({ dialer: 'd1', ami: 'connected', database: 'available' }),
+        ownAuth: [
+          consoleRoutes({ db, live: fakeLive().live, timezone: ZONE, logger: pino({ level: 'silent' }) }),
+        ],
+      })
+    const withSecret = await build(SECRET)
+    t.teardown(() => withSecret.close())
+    t.equal((await withSecret.inject({ url: '/console' })).statusCode, 200, 'the login page is public')
+    t.equal((await withSecret.inject({ url: '/console/snapshot.json' })).statusCode, 401)
+    const snap = await withSecret.inject({ url: '/console/snapshot.json', headers: { 'x-api-key': SECRET } })
+    t.equal(snap.statusCode, 200, 'the listener rule: X-API-Key')
+    const mixed = await withSecret.inject({
+      url: '/console/snapshot.json',
+      headers: { 'x-api-key': SECRET, authorization: 'Bearer wrong' },
+    })
+    t.equal(mixed.statusCode, 401, 'one wrong header refuses, as everywhere on the listener')
+    const without = await build(undefined)
+    t.teardown(() => without.close())
+    t.equal((await without.inject({ url: '/console' })).statusCode, 404, 'no secret, no console')
   })
 })

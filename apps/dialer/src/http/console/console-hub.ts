@@ -16,6 +16,11 @@ export interface ConsoleLive {
   abandonRateMax: number | null
 }
 
+const PROBLEM = { message: 'the database could not be read; retrying' }
+
+/** Bytes of updates a screen may leave unread before it is dropped. */
+const MAX_BUFFERED = 1_000_000
+
 /** One sample of the dial-level history. */
 export interface DialLevelSample {
   at: number
@@ -89,7 +94,11 @@ export class ConsoleHub {
     return { live: this.#o.live(), center, history: this.#history }
   }
 
-  /** Takes over `res` as an event stream: the full snapshot first, then updates until either side ends. */
+  /**
+   * Takes over `res` as an event stream: the full snapshot first, then updates until either side ends.
+   * The screen joins the broadcast only after its snapshot, so no update reaches it before the picture
+   * it updates.
+   */
   async attach(res: ServerResponse): Promise<void> {
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
@@ -100,23 +109,25 @@ export class ConsoleHub {
       'x-accel-buffering': 'no',
     })
     res.write('retry: 3000\n\n')
-    this.#clients.add(res)
-    const drop = () => this.#detach(res)
-    res.on('close', drop)
-    res.on('error', drop)
+    let frame: string
+    try {
+      frame = event('snapshot', await this.snapshot())
+    } catch (err) {
+      this.#o.logger.warn({ err }, 'console: snapshot failed')
+      // The live half still shows; the database half follows with the next `center` event.
+      frame = event('problem', PROBLEM) + event('live', this.#o.live())
+    }
+    if (res.destroyed || res.writableEnded) return
     if (this.#closed) {
       res.end()
       return
     }
+    res.write(frame)
+    this.#clients.add(res)
+    const drop = () => this.#detach(res)
+    res.on('close', drop)
+    res.on('error', drop)
     this.#ensureTimers()
-    try {
-      const snap = await this.snapshot()
-      this.#lastLive = liveKey(snap.live)
-      send(res, 'snapshot', snap)
-    } catch (err) {
-      this.#o.logger.warn({ err }, 'console: snapshot failed')
-      send(res, 'problem', { message: 'the database could not be read; retrying' })
-    }
   }
 
   /** Ends every stream and stops every timer (the listener is closing). */
@@ -173,7 +184,7 @@ export class ConsoleHub {
       this.#broadcast('center', { center, history: this.#history })
     } catch (err) {
       this.#o.logger.warn({ err }, 'console: database read failed')
-      this.#broadcast('problem', { message: 'the database could not be read; retrying' })
+      this.#broadcast('problem', PROBLEM)
     }
   }
 
@@ -187,10 +198,14 @@ export class ConsoleHub {
     return this.#centerRead
   }
 
-  #broadcast(event: string, data: unknown): void {
+  #broadcast(name: string, data: unknown): void {
     if (this.#clients.size === 0) return
-    const text = frame(event, data)
-    for (const res of this.#clients) res.write(text)
+    const text = event(name, data)
+    for (const res of this.#clients) {
+      // A screen that stopped reading (its updates piling up here) is dropped; it reconnects by itself.
+      if (res.writableLength > MAX_BUFFERED) res.destroy()
+      else res.write(text)
+    }
   }
 
   #sample(): void {
@@ -216,10 +231,6 @@ function liveKey(live: ConsoleLive): string {
   return JSON.stringify({ ...live, at: 0 })
 }
 
-function frame(event: string, data: unknown): string {
-  return `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`
-}
-
-function send(res: ServerResponse, event: string, data: unknown): void {
-  res.write(frame(event, data))
+function event(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`
 }
