@@ -4,9 +4,10 @@ import { connectOrExit, DatabaseAvailability } from '@hold-dialer/db'
 import { describeConfig, parseConfig } from '@hold-dialer/rules'
 import pino from 'pino'
 import { Dialer } from './dialer.js'
-import { dialerHealth, liveStateRoute } from './http/routes.js'
+import { dialerHealth, liveStateRoute, metricsRoute } from './http/routes.js'
 import { startDialerHttp } from './http/server.js'
 import { RnrMailer } from './mail/rnr-mailer.js'
+import { DialerMetrics } from './metrics.js'
 
 /** Process concerns only: configuration, logger, AMI connection, graceful shutdown. */
 function loadConfig() {
@@ -61,7 +62,8 @@ const ami = new AmiClient({
   actionTimeoutMs: config.amiActionTimeoutMs,
   actionIdPrefix: `${dialerId}-${process.pid}`,
 })
-const dialer = new Dialer({ config, db, ami, logger, dialerId, hostname: hostname(), availability })
+const metrics = new DialerMetrics({ defaultMetrics: true })
+const dialer = new Dialer({ config, db, ami, logger, dialerId, hostname: hostname(), availability, metrics })
 const mailer = new RnrMailer({ db: db.kysely, smtp: config.smtp, logger })
 let http: Awaited<ReturnType<typeof startDialerHttp>>
 try {
@@ -71,7 +73,7 @@ try {
     secret: config.dialerHttpSecret,
     logger,
     health: () => dialerHealth(dialer, ami),
-    secured: [liveStateRoute(dialer)],
+    secured: [liveStateRoute(dialer), metricsRoute(dialer)],
   })
 } catch (err) {
   // The port taken, say: stop before claiming anything rather than dial unobserved.
