@@ -7,12 +7,14 @@ import {
   sqliteOutage,
   testDialects,
 } from '@hold-dialer/db/testing'
+import { toDbTime } from '@hold-dialer/rules'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import t, { type Test } from 'tap'
 import { dialerHealth, metricsRoute } from '../src/http/routes.js'
 import { buildDialerHttp } from '../src/http/server.js'
 import { DialerMetrics } from '../src/metrics.js'
+import { queueStats } from '../src/sql/queue-stats.js'
 import { type Harness, harness, lead } from './harness.js'
 
 const HTTP_SECRET = 'metrics-test-secret'
@@ -119,6 +121,55 @@ forEachDialect(t, async (t, database) => {
     t.equal(v(busy, 'hold_dialer_dialer_outcomes_total{status="Received"}'), 1)
     t.equal(v(busy, 'hold_dialer_dialer_ring_seconds_count{mode="progressive"}'), 1, 'not answered')
     await wait('idle again', (s) => v(s, 'hold_dialer_dialer_agents{state="idle"}') === 1)
+  })
+
+  t.test('the queue query: due callbacks and retries, pending and reserved, by priority', async (t) => {
+    const now = new Date('2026-03-02T10:00:00.000Z')
+    const past = toDbTime(new Date(now.getTime() - 60_000))
+    const future = toDbTime(new Date(now.getTime() + 60_000))
+    const rows: Array<Record<string, unknown>> = [
+      { dial_status: 'Callback', callback_scheduled_at: past, priority_id: 2 },
+      { dial_status: 'Callback', callback_scheduled_at: future, priority_id: 2 },
+      { dial_status: 'Not Connected', next_retry_at: past, priority_id: 1 },
+      { dial_status: 'Not Connected', next_retry_at: future, priority_id: 1 },
+      { dial_status: 'Abandoned', next_retry_at: null, priority_id: 3 },
+      { dial_status: 'Pending', priority_id: 3 },
+      { dial_status: 'Pending', priority_id: 3 },
+      { dial_status: 'Calling', isReserved: 1, reserved_by: 'd1', priority_id: 1 },
+      { dial_status: 'Received', priority_id: 1 },
+    ]
+    await database.handle.kysely
+      .insertInto('hold_dialer_master_data')
+      .values(
+        rows.map((r, i) => ({
+          oli_id: `Q-${i}`,
+          phone_number: `55500099${String(i).padStart(2, '0')}`,
+          client_name: 'q',
+          form_type: 'hold',
+          call_count: 0,
+          isReserved: 0,
+          isRnrSent: 0,
+          push_date: past,
+          status: 1,
+          created_at: past,
+          ...r,
+        })) as never,
+      )
+      .execute()
+    t.teardown(() =>
+      database.handle.kysely.deleteFrom('hold_dialer_master_data').where('oli_id', 'like', 'Q-%').execute(),
+    )
+    const q = await queueStats(database.handle.kysely, now)
+    t.strictSame([...q.dueCallbacks], [[2, 1]])
+    t.strictSame(
+      [...q.dueRetries].sort(([a], [b]) => a - b),
+      [
+        [1, 1],
+        [3, 1],
+      ],
+    )
+    t.strictSame([...q.pending], [[3, 2]])
+    t.strictSame([...q.reserved], [[1, 1]])
   })
 
   t.test('predictive: the hold before an agent, the governor gauges', async (t) => {
