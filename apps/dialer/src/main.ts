@@ -5,9 +5,10 @@ import { describeConfig, parseConfig } from '@hold-dialer/rules'
 import pino from 'pino'
 import { Dialer } from './dialer.js'
 import { consoleRoutes } from './http/console/plugin.js'
-import { dialerHealth, liveStateRoute } from './http/routes.js'
+import { dialerHealth, liveStateRoute, metricsRoute } from './http/routes.js'
 import { startDialerHttp } from './http/server.js'
 import { RnrMailer } from './mail/rnr-mailer.js'
+import { DialerMetrics } from './metrics.js'
 
 /** Process concerns only: configuration, logger, AMI connection, graceful shutdown. */
 function loadConfig() {
@@ -62,7 +63,8 @@ const ami = new AmiClient({
   actionTimeoutMs: config.amiActionTimeoutMs,
   actionIdPrefix: `${dialerId}-${process.pid}`,
 })
-const dialer = new Dialer({ config, db, ami, logger, dialerId, hostname: hostname(), availability })
+const metrics = new DialerMetrics({ defaultMetrics: true })
+const dialer = new Dialer({ config, db, ami, logger, dialerId, hostname: hostname(), availability, metrics })
 const mailer = new RnrMailer({ db: db.kysely, smtp: config.smtp, logger })
 let http: Awaited<ReturnType<typeof startDialerHttp>>
 try {
@@ -72,7 +74,7 @@ try {
     secret: config.dialerHttpSecret,
     logger,
     health: () => dialerHealth(dialer, ami),
-    secured: [liveStateRoute(dialer)],
+    secured: [liveStateRoute(dialer), metricsRoute(dialer)],
     ownAuth: [
       consoleRoutes({
         db: db.kysely,
@@ -83,9 +85,12 @@ try {
     ],
   })
 } catch (err) {
-  // The port taken, say: stop before claiming anything rather than dial unobserved.
-  logger.fatal({ err }, 'the dialer HTTP listener did not start; stopping')
-  process.exit(1)
+  // The port taken (a second dialer on this host without its own DIALER_HTTP_PORT, say): dialing
+  // is the dialer's work and goes on; what is lost is /healthz and /metrics, which a scrape shows.
+  logger.error(
+    { err },
+    'the dialer HTTP listener did not start: no /healthz or /metrics (set DIALER_HTTP_PORT)',
+  )
 }
 await dialer.start()
 mailer.start()

@@ -55,7 +55,7 @@ t.test('a secured route: the right secret in any of the three headers, nothing e
     { 'x-access-key': HTTP_SECRET },
   ]) {
     const res = await a.inject({ url: '/secured', headers })
-    t.equal(res.statusCode, 200, Object.keys(headers)[0])
+    t.equal(res.statusCode, 200, Object.keys(headers).join())
   }
   for (const [why, headers] of [
     ['missing', {}],

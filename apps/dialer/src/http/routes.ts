@@ -17,3 +17,13 @@ export function liveStateRoute(dialer: Dialer) {
     app.get('/live-state', async () => dialer.liveState())
   }
 }
+
+/** GET /metrics (secured): the dialer's metrics in Prometheus text format (docs/metrics.md). */
+export function metricsRoute(dialer: Dialer) {
+  return (app: FastifyInstance) => {
+    app.get('/metrics', async (_request, reply) => {
+      reply.type(dialer.metrics.registry.contentType)
+      return dialer.metrics.text()
+    })
+  }
+}
