@@ -274,7 +274,6 @@ function renderDialers() {
   const readAt = Date.parse(state.center?.at ?? new Date().toISOString())
   const rows = dialers.map((d) => {
     const seenMs = readAt - d.ageSeconds * 1000
-    const fresh = d.ageSeconds < 30
     return el(
       'tr',
       { 'data-dialer': d.dialerId },
@@ -282,7 +281,12 @@ function renderDialers() {
       el('td', {}, `${d.hostname} (${d.pid})`),
       el('td', {}, d.dialMode),
       el('td', {}, el('span', { class: `pill ${d.amiState === 'connected' ? 'good' : 'bad'}` }, d.amiState)),
-      el('td', { class: `num ${fresh ? '' : 'value bad'}` }, ticking(seenMs), ' ago'),
+      el(
+        'td',
+        { class: `num ${d.alive ? '' : 'stale'}`, title: d.alive ? undefined : 'not seen for over 30 s' },
+        ticking(seenMs),
+        ' ago',
+      ),
       el('td', { class: 'num' }, d.activeCalls),
       el('td', {}, new Date(d.startedAt).toLocaleString()),
       el('td', { class: 'num' }, d.details?.claims ?? ''),

@@ -235,6 +235,7 @@ forEachDialect(t, async (t, database) => {
           hostname: 'host-a',
           pid: 42,
           ageSeconds: 5,
+          alive: true,
           amiState: 'connected',
           activeCalls: 1,
           startedAt: '2026-11-23T08:00:00.000Z',

@@ -9,6 +9,9 @@ import { DateTime } from 'luxon'
 /** Width of the abandon chart's buckets: the first 15 characters of a stored time, `YYYY-MM-DD HH:M`. */
 export const ABANDON_BUCKET_MINUTES = 10
 
+/** A dialer not seen for longer is shown as gone (as the API's detailed health says `alive: false`). */
+export const HEARTBEAT_STALE_SECONDS = 30
+
 /** Where a lead waits in the claim order (see claim/candidates.ts). */
 export type QueueKind = 'callback_due' | 'retry_due' | 'fresh' | 'waiting' | 'in_call'
 
@@ -46,6 +49,8 @@ export interface CenterSnapshot {
     startedAt: string
     seenAt: string
     ageSeconds: number
+    /** Seen within HEARTBEAT_STALE_SECONDS (the API's detailed health uses the same rule). */
+    alive: boolean
     amiState: string
     activeCalls: number
     details: Record<string, unknown> | null
@@ -136,6 +141,7 @@ export async function readCenter(
         startedAt: fromDbTime(d.started_at).toISOString(),
         seenAt: seen.toISOString(),
         ageSeconds: Math.max(0, Math.round((now.getTime() - seen.getTime()) / 1000)),
+        alive: now.getTime() - seen.getTime() <= HEARTBEAT_STALE_SECONDS * 1000,
         amiState: d.ami_state,
         activeCalls: Number(d.active_calls),
         details: parseDetails(d.details),
