@@ -98,5 +98,17 @@ if (!env.AMI_HOST) {
   run('panel', 'apps/dialer/dist/cli/agents-main.js', ['demo', '1001', '1002'])
 }
 
+// The dialer's own listener (/healthz, /metrics): protected by WS_SECRET's value unless set apart.
+env.DIALER_HTTP_SECRET ||= env.WS_SECRET
+const dialerHttpPort = env.DIALER_HTTP_PORT || '3001'
+if (dialerHttpPort === '0') {
+  say('dialer HTTP listener: off (DIALER_HTTP_PORT=0)')
+} else {
+  const host = env.DIALER_HTTP_HOST || '127.0.0.1'
+  say(
+    `dialer HTTP listener: http://${host.includes(':') ? `[${host}]` : host}:${dialerHttpPort} (/healthz; /metrics with DIALER_HTTP_SECRET)`,
+  )
+}
+
 run('api', 'apps/api/dist/server.js')
 run('dialer', 'apps/dialer/dist/main.js')

@@ -132,12 +132,38 @@ if (asterisk.skipped) {
   out(`\n=== real Asterisk: ${asterisk.where}`)
 }
 
+// --- Headless Chromium (the supervisor console's end-to-end test). Its tests live in each package's
+// `browser-test/` and run only when a Chromium is there: CHROMIUM_BIN, default Debian's
+// /usr/bin/chromium. Without one a banner says so; with REQUIRE_BROWSER=1 (as CI sets) it is a failure.
+const browser = prepareBrowser()
+
+function prepareBrowser() {
+  const where = process.env.CHROMIUM_BIN || '/usr/bin/chromium'
+  if (!existsSync(where))
+    return { ok: false, why: `no Chromium at ${where} (install Debian's chromium or set CHROMIUM_BIN)` }
+  const r = spawnSync(where, ['--version'], { encoding: 'utf8' })
+  if (r.status !== 0) return { ok: false, why: `${where} --version failed: ${r.stderr || r.error?.message}` }
+  return { ok: true, where: `${where} (${r.stdout.trim()})` }
+}
+if (!browser.ok) {
+  if (process.env.REQUIRE_BROWSER === '1') {
+    out(`\nFATAL: the browser tests cannot run (${browser.why}) and REQUIRE_BROWSER=1.`)
+    process.exit(1)
+  }
+  const bar = '#'.repeat(78)
+  out(`\n${bar}\n#  BROWSER TESTS NOT RUN: ${browser.why}.`)
+  out(`#  The supervisor console is tested only through its routes.\n${bar}`)
+} else {
+  out(`\n=== headless Chromium: ${browser.where}`)
+}
+
 const logDir = mkdtempSync(join(tmpdir(), 'hd-testlog-'))
 const log = join(logDir, 'dialects.jsonl')
 const env = { ...process.env, TEST_DIALECTS: dialects, HOLD_DIALER_TEST_LOG: log }
 const filter = process.argv.slice(2).filter((a) => !a.startsWith('--'))
 let files = { pass: 0, fail: 0 }
 let realAsterisk = { pass: 0, fail: 0 }
+let browserTests = { pass: 0, fail: 0 }
 const coverageLines = []
 for (const pkg of PACKAGES) {
   if (filter.length && !filter.some((f) => pkg.includes(f))) continue
@@ -184,6 +210,29 @@ for (const pkg of PACKAGES) {
       }
     if (ra.status !== 0) failures.push(`real-Asterisk tests (${pkg})`)
   }
+  const browserDir = join(root, pkg, 'browser-test')
+  if (browser.ok && existsSync(browserDir) && hasTests(browserDir)) {
+    out(`\n=== browser tests (${pkg})`)
+    const files = readdirSync(browserDir)
+      .filter((n) => n.endsWith('.test.ts'))
+      .map((n) => `browser-test/${n}`)
+    const rb = timed(`browser tests (${pkg})`, () =>
+      spawnSync(bin('tap'), ['--disable-coverage', ...files], {
+        cwd: join(root, pkg),
+        env,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'inherit'],
+      }),
+    )
+    process.stdout.write(rb.stdout)
+    const mb = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(rb.stdout ?? '')
+    if (mb)
+      browserTests = {
+        pass: browserTests.pass + Number(mb[2]),
+        fail: browserTests.fail + Number(mb[1]) - Number(mb[2]),
+      }
+    if (rb.status !== 0) failures.push(`browser tests (${pkg})`)
+  }
 }
 
 function hasTests(dir) {
@@ -210,6 +259,11 @@ out(
   asterisk.ok
     ? `real-Asterisk tap assertions: ${realAsterisk.pass} passed, ${realAsterisk.fail} failed`
     : `real-Asterisk tests: NOT RUN (${asterisk.why})`,
+)
+out(
+  browser.ok
+    ? `browser tap assertions: ${browserTests.pass} passed, ${browserTests.fail} failed`
+    : `browser tests: NOT RUN (${browser.why})`,
 )
 for (const line of coverageLines) out(line)
 if (failures.length) out(`failed steps: ${failures.join(', ')}`)

@@ -110,7 +110,9 @@ export async function buildApp(given: ApiContext, options: BuildOptions = {}): P
   app.addHook('onResponse', async (request, reply) => {
     // Route patterns only (a fixed set), never the raw URL, so unknown paths cannot grow the series.
     const route = request.is404 ? 'not_found' : (request.routeOptions.url ?? 'not_found')
-    ctx.metrics.responses.inc({ route, status: String(reply.statusCode) })
+    const labels = { route, status: String(reply.statusCode) }
+    ctx.metrics.responses.inc(labels)
+    ctx.metrics.requestSeconds.observe(labels, reply.elapsedTime / 1000)
   })
   installBodyHandling(app)
   installErrorHandling(app, ctx)

@@ -72,7 +72,7 @@ const app = await buildApp(
     db,
     availability,
     ami,
-    metrics: new ApiMetrics(),
+    metrics: new ApiMetrics({ defaultMetrics: true }),
     logs,
     now: () => new Date(),
     version,

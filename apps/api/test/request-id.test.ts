@@ -2,6 +2,7 @@ import { forEachDialect } from '@hold-dialer/db/testing'
 import pino from 'pino'
 import t from 'tap'
 import { buildApp } from '../src/app.js'
+import { ApiMetrics } from '../src/metrics.js'
 import { AUTH, apiFixture, lead } from './fixture.js'
 import { httpText, listeningApp, rawRequest } from './raw-http.js'
 
@@ -106,5 +107,38 @@ forEachDialect(t, async (t, database) => {
     t.notMatch(text, /some-id-that-must-not-become-a-label/, 'raw paths never become labels')
     const served = await fx.call({ method: 'GET', url: '/metrics' })
     t.match(served.body, /hold_dialer_api_responses_total\{route="\/api\/leads",status="201"\} \d+/)
+  })
+
+  t.test(
+    'hold_dialer_api_request_duration_seconds times each answer by route pattern and status',
+    async (t) => {
+      await fx.call({ method: 'GET', url: '/api/leads/some-lead-id' })
+      await fx.push(lead())
+      const text = await fx.ctx.metrics.registry.metrics()
+      t.match(
+        text,
+        /hold_dialer_api_request_duration_seconds_count\{route="\/api\/leads",status="201"\} [1-9]/,
+      )
+      t.match(
+        text,
+        /hold_dialer_api_request_duration_seconds_bucket\{le="\+Inf",route="\/api\/leads",status="201"\}/,
+      )
+      t.match(text, /hold_dialer_api_request_duration_seconds_count\{route="not_found",status="404"\} [1-9]/)
+      t.notMatch(text, /some-lead-id/, 'the route pattern, never the raw URL')
+      const health = await fx.ctx.metrics.snapshot()
+      t.notOk(
+        Object.keys(health).some((k) => k.includes('duration')),
+        'the health body keeps the counters only',
+      )
+    },
+  )
+
+  t.test('a server registry has the process defaults', async (t) => {
+    const metrics = new ApiMetrics({ defaultMetrics: true })
+    const text = await metrics.registry.metrics()
+    t.match(text, /^process_cpu_user_seconds_total /m)
+    t.match(text, /^nodejs_eventloop_lag_seconds /m)
+    t.match(text, /^process_resident_memory_bytes /m)
+    t.notMatch(await new ApiMetrics().registry.metrics(), /process_cpu/, 'none unless asked')
   })
 })

@@ -9,10 +9,13 @@ import { progressiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
 import { reconcileAfterLogin } from './calls/reconcile.js'
 import { type ClaimedLead, claimLead } from './claim/claim.js'
+import { type LiveState, liveState, SinceClock } from './http/live-state.js'
+import { DialerMetrics } from './metrics.js'
 import { PredictiveEngine } from './predictive.js'
 import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
 import { refreshReservations, writeHeartbeat } from './sql/heartbeat.js'
+import { type QueueStats, queueStats } from './sql/queue-stats.js'
 import { expiredReservations, releaseReservation, releaseStaleAgents } from './sql/release-stale.js'
 
 export interface DialerDeps {
@@ -30,6 +33,8 @@ export interface DialerDeps {
   availability?: DatabaseAvailability
   /** Loop periods, ms (tests shorten them). */
   timing?: Partial<DialerTiming>
+  /** Where the counters and histograms go and the gauges are read (made here when not given). */
+  metrics?: DialerMetrics
 }
 
 export interface DialerTiming {
@@ -57,6 +62,12 @@ const SYNC_RETRY_MS = 1000
 /** A lead whose originate failed is not claimed again by this dialer for this long. */
 const FAILED_ORIGINATE_COOLDOWN_MS = 60_000
 
+/**
+ * A metrics scrape waits this long for the lead-queue query; past it the queue gauges are left out
+ * of that scrape (a database that does not answer must not hang the scrape).
+ */
+const QUEUE_QUERY_TIMEOUT_MS = 2000
+
 export interface DialerStats {
   claims: number
   settled: number
@@ -73,6 +84,7 @@ export interface DialerStats {
  */
 export class Dialer {
   readonly stats: DialerStats = { claims: 0, settled: 0, restored: 0, originateFailures: 0, settleErrors: 0 }
+  readonly metrics: DialerMetrics
   readonly #d: DialerDeps
   readonly #now: () => Date
   readonly #timing: DialerTiming
@@ -98,12 +110,19 @@ export class Dialer {
   readonly #roundWaiters: Array<{ left: number; resolve: () => void }> = []
   /** The last AMI failure logged, so a failing login is logged once, and again only when it changes. */
   #amiFailure: string | null = null
+  /** When each agent's state and each call's phase began (the live state). */
+  readonly #since = new SinceClock()
+  /** AMI logins so far (the ones after the first are reconnects). */
+  #amiLogins = 0
+  /** The lead-queue query of a scrape still running: a scrape does not start another. */
+  #queueQuery: Promise<QueueStats | undefined> | undefined
 
   constructor(deps: DialerDeps) {
     this.#d = deps
     this.#now = deps.now ?? (() => new Date())
     this.#startedAt = this.#now()
     this.#timing = { ...DEFAULT_TIMING, ...deps.timing }
+    this.metrics = deps.metrics ?? new DialerMetrics()
     this.#availability =
       deps.availability ?? DatabaseAvailability.alreadyReady({ db: deps.db, log: deps.logger })
     this.#desks = new DeskStates(
@@ -131,7 +150,9 @@ export class Dialer {
         busyHere: () => this.#calls.busyAgentIds(),
         onClaimed: () => {
           this.stats.claims += 1
+          this.metrics.claims.inc({ mode: 'predictive' })
         },
+        metrics: this.metrics,
       })
     }
     this.#settles = new SettleQueue(
@@ -148,12 +169,46 @@ export class Dialer {
       },
       deps.logger,
       (err) => this.#availability.report(err) !== undefined,
-      (outcome) => {
-        if (outcome === 'restored') this.stats.restored += 1
-        else if (outcome === 'settled') this.stats.settled += 1
-        else if (outcome === 'error') this.stats.settleErrors += 1
+      (outcome, result) => {
+        if (outcome === 'restored') {
+          this.stats.restored += 1
+          this.metrics.restores.inc()
+        } else if (outcome === 'settled') {
+          this.stats.settled += 1
+          this.metrics.outcomes.inc({ status: result.outcome })
+        } else if (outcome === 'error') this.stats.settleErrors += 1
       },
+      () => this.metrics.settleRetries.inc(),
     )
+    this.metrics.watch(
+      {
+        liveState: () => this.liveState(),
+        queue: () => this.#queueForScrape(),
+        databaseAvailable: () => this.#availability.available,
+      },
+      { predictive: this.#predictive !== undefined },
+    )
+  }
+
+  /**
+   * The lead queue for a scrape, or undefined when the database does not answer within
+   * QUEUE_QUERY_TIMEOUT_MS (or a query of an earlier scrape is still running).
+   */
+  #queueForScrape(): Promise<QueueStats | undefined> {
+    if (this.#queueQuery) return Promise.resolve(undefined)
+    const query = queueStats(this.#d.db.kysely, this.#now()).catch((err) => {
+      this.#d.logger.debug({ err }, 'lead-queue metrics query failed')
+      return undefined
+    })
+    this.#queueQuery = query
+    void query.finally(() => {
+      this.#queueQuery = undefined
+    })
+    let timer: NodeJS.Timeout | undefined
+    const timeout = new Promise<undefined>((resolve) => {
+      timer = setTimeout(resolve, QUEUE_QUERY_TIMEOUT_MS, undefined)
+    })
+    return Promise.race([query, timeout]).finally(() => clearTimeout(timer))
   }
 
   /** Predictive mode's governor state (dial level, window, budget); undefined in progressive mode. */
@@ -163,6 +218,36 @@ export class Dialer {
 
   get activeCalls(): number {
     return this.#calls.size
+  }
+
+  /** The dialer's id (reserved_by, heartbeat). */
+  get dialerId(): string {
+    return this.#d.dialerId
+  }
+
+  /** Whether the database answered the last thing tried on it. */
+  get databaseAvailable(): boolean {
+    return this.#availability.available
+  }
+
+  /**
+   * What the dialer is doing now (agents, calls, governor), as plain data: read by the metrics and the
+   * supervisor console. Reads memory only.
+   */
+  liveState(): LiveState {
+    return liveState({
+      dialerId: this.#d.dialerId,
+      dialMode: this.#d.config.dialMode,
+      now: this.#now(),
+      roster: this.#agents.roster(),
+      deskState: (ext) => this.#desks.state(ext),
+      resting: (id) => this.#agents.resting(id),
+      calls: this.#calls.active(),
+      ami: this.#d.ami.status(),
+      governor: this.#predictive?.snapshot(),
+      abandonRateMax: this.#d.config.abandonRateMax,
+      clock: this.#since,
+    })
   }
 
   async start(): Promise<void> {
@@ -187,6 +272,8 @@ export class Dialer {
 
   #onAmiState(state: string): void {
     if (state === 'connected') {
+      this.#amiLogins += 1
+      if (this.#amiLogins > 1) this.metrics.amiReconnects.inc()
       this.#amiFailure = null
       this.#d.logger.info({ ami: state }, 'AMI connected')
       void this.#sync()
@@ -287,7 +374,7 @@ export class Dialer {
     const agents = [...this.#agents.available(now, this.#calls.busyAgentIds())]
     const excludeIds = [...this.#cooldown.keys()]
     const claimFor = (agent: (typeof agents)[number]) =>
-      claimLead(this.#d.db, {
+      this.#timedClaim('progressive', {
         agentId: agent.id,
         dialerId: this.#d.dialerId,
         now,
@@ -327,9 +414,26 @@ export class Dialer {
   ): Promise<number> {
     if (!lead) return 0
     this.stats.claims += 1
+    this.metrics.claims.inc({ mode: 'progressive' })
     // A claimed lead is reserved: it is dialed even if a stop began meanwhile.
     await this.#originate(agent, lead, now)
     return 1
+  }
+
+  /** A claim, its time observed (claim latency). */
+  async #timedClaim(
+    mode: 'progressive',
+    req: Parameters<typeof claimLead>[1],
+  ): Promise<ClaimedLead | undefined> {
+    const end = this.metrics.claimSeconds.startTimer({ mode })
+    try {
+      const lead = await claimLead(this.#d.db, req)
+      end({ result: lead ? 'claimed' : 'none' })
+      return lead
+    } catch (err) {
+      end({ result: 'error' })
+      throw err
+    }
   }
 
   async #originate(
@@ -339,7 +443,7 @@ export class Dialer {
   ): Promise<void> {
     const cfg = this.#d.config
     const accepted = await originateCall(
-      { ami: this.#d.ami, calls: this.#calls, logger: this.#d.logger },
+      { ami: this.#d.ami, calls: this.#calls, logger: this.#d.logger, metrics: this.metrics },
       {
         leadId: lead.id,
         oliId: lead.oli_id,
@@ -373,6 +477,7 @@ export class Dialer {
   }
 
   #onFinished(call: TrackedCall, result: CallResult): void {
+    this.#observeTimes(call, result)
     // A lead whose call was never placed is not offered again at once: a PBX that refuses every
     // originate must not turn into a tight claim/restore loop.
     if (result.outcome === 'Failed') this.#cooldown.set(call.leadId, this.#now().getTime())
@@ -397,9 +502,31 @@ export class Dialer {
     this.#settles.write(call, result)
   }
 
+  /** Ring, talk and hold times of a finished call (histograms). */
+  #observeTimes(call: TrackedCall, result: CallResult): void {
+    const mode = call.mode ?? 'progressive'
+    const answered = call.answeredAt?.getTime()
+    if (answered === undefined) return
+    this.metrics.ringSeconds.observe({ mode }, Math.max(0, answered - call.startedAt.getTime()) / 1000)
+    // Progressive: the agent was on the line when the customer answered.
+    const connected = mode === 'predictive' ? call.bridgedAt?.getTime() : answered
+    const ended = result.endedAt.getTime()
+    if (connected !== undefined)
+      this.metrics.talkSeconds.observe({ mode }, Math.max(0, ended - connected) / 1000)
+    if (mode === 'predictive') {
+      this.metrics.holdSeconds.observe(
+        { result: connected === undefined ? 'abandoned' : 'connected' },
+        Math.max(0, (connected ?? ended) - answered) / 1000,
+      )
+    }
+  }
+
   async #refreshRoster(): Promise<void> {
     this.#agents.setRoster(await loadRoster(this.#d.db.kysely))
     this.#dialable = await loadDialablePriorities(this.#d.db.kysely)
+    // Dates each agent's and call's state at every roster pass too, not only when it is read, so
+    // "since when" is known to the roster period. Memory only: 2.8 ms at 500 agents and 300 calls.
+    this.liveState()
     // A desk that joined the roster since the login: ask Asterisk for its state (DeskStates).
     if (this.#synced && this.#d.ami.state === 'connected') {
       await this.#desks.askMissing(this.#d.ami, this.#extensions())
@@ -517,6 +644,8 @@ export class Dialer {
     for (const r of rows)
       if (await releaseReservation(this.#d.db.kysely, r.id, r.reservedBy, cutoff)) released += 1
     const agents = await releaseStaleAgents(this.#d.db.kysely, { olderThan: cutoff })
+    if (released > 0) this.metrics.releases.inc({ kind: 'lead' }, released)
+    if (agents > 0) this.metrics.releases.inc({ kind: 'agent' }, agents)
     if (released + agents > 0)
       this.#d.logger.warn({ released, agents, timeout }, 'released expired reservations')
   }

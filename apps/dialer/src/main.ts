@@ -4,7 +4,11 @@ import { connectOrExit, DatabaseAvailability } from '@hold-dialer/db'
 import { describeConfig, parseConfig } from '@hold-dialer/rules'
 import pino from 'pino'
 import { Dialer } from './dialer.js'
+import { consoleRoutes } from './http/console/plugin.js'
+import { dialerHealth, liveStateRoute, metricsRoute } from './http/routes.js'
+import { startDialerHttp } from './http/server.js'
 import { RnrMailer } from './mail/rnr-mailer.js'
+import { DialerMetrics } from './metrics.js'
 
 /** Process concerns only: configuration, logger, AMI connection, graceful shutdown. */
 function loadConfig() {
@@ -59,12 +63,39 @@ const ami = new AmiClient({
   actionTimeoutMs: config.amiActionTimeoutMs,
   actionIdPrefix: `${dialerId}-${process.pid}`,
 })
-const dialer = new Dialer({ config, db, ami, logger, dialerId, hostname: hostname(), availability })
+const metrics = new DialerMetrics({ defaultMetrics: true })
+const dialer = new Dialer({ config, db, ami, logger, dialerId, hostname: hostname(), availability, metrics })
 const mailer = new RnrMailer({ db: db.kysely, smtp: config.smtp, logger })
+let http: Awaited<ReturnType<typeof startDialerHttp>>
+try {
+  http = await startDialerHttp({
+    host: config.dialerHttpHost,
+    port: config.dialerHttpPort,
+    secret: config.dialerHttpSecret,
+    logger,
+    health: () => dialerHealth(dialer, ami),
+    secured: [liveStateRoute(dialer), metricsRoute(dialer)],
+    ownAuth: [
+      consoleRoutes({
+        db: db.kysely,
+        live: () => dialer.liveState(),
+        timezone: config.timezone,
+        logger: logger.child({ component: 'console' }),
+      }),
+    ],
+  })
+} catch (err) {
+  // The port taken (a second dialer on this host without its own DIALER_HTTP_PORT, say): dialing
+  // is the dialer's work and goes on; what is lost is /healthz and /metrics, which a scrape shows.
+  logger.error(
+    { err },
+    'the dialer HTTP listener did not start: no /healthz or /metrics (set DIALER_HTTP_PORT)',
+  )
+}
 await dialer.start()
 mailer.start()
 void ami.start()
-logger.info({ config: describeConfig(config) }, 'dialer started')
+logger.info({ config: describeConfig(config), http: http?.url ?? 'off' }, 'dialer started')
 
 let closing = false
 async function shutdown(signal: string) {
@@ -75,6 +106,8 @@ async function shutdown(signal: string) {
     'stopping: no new claims, letting calls in progress finish',
   )
   await dialer.stop(15_000)
+  // Closed after the calls in progress are settled, so their end can still be scraped.
+  await http?.app.close()
   await mailer.stop()
   availability.close()
   await ami.close()

@@ -7,6 +7,7 @@ import type { Agent, AgentTracker } from './agents/agent-tracker.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { originateCall } from './calls/originate-call.js'
 import { type ClaimedLead, claimLead } from './claim/claim.js'
+import type { DialerMetrics } from './metrics.js'
 import { countAnswered, windowTotals } from './sql/abandon-stats.js'
 import { releaseAgent, takeAgent } from './sql/take-agent.js'
 
@@ -26,6 +27,8 @@ export interface PredictiveContext {
   /** Agents held by this dialer's calls. */
   busyHere(): Set<number>
   onClaimed(): void
+  /** Claim latency and originates. */
+  metrics?: DialerMetrics
 }
 
 /**
@@ -173,6 +176,7 @@ export class PredictiveEngine {
   }
 
   async #claim(now: Date, inHours: boolean, agent: Agent | null): Promise<ClaimedLead | undefined> {
+    const end = this.#c.metrics?.claimSeconds.startTimer({ mode: 'predictive' })
     const lead = await claimLead(this.#c.conn, {
       agentId: agent?.id ?? null,
       dialerId: this.#c.dialerId,
@@ -183,7 +187,11 @@ export class PredictiveEngine {
       onlyMine: agent !== null,
       unpinnedOnly: this.#c.config.callbackMode === 'pinned',
       excludeIds: this.#c.cooldown(),
+    }).catch((err: unknown) => {
+      end?.({ result: 'error' })
+      throw err
     })
+    end?.({ result: lead ? 'claimed' : 'none' })
     if (lead) this.#c.onClaimed()
     return lead
   }
@@ -191,7 +199,7 @@ export class PredictiveEngine {
   async #originate(lead: ClaimedLead, pinnedAgent: Agent | null, now: Date): Promise<void> {
     const cfg = this.#c.config
     await originateCall(
-      { ami: this.#c.ami, calls: this.#c.calls, logger: this.#c.logger },
+      { ami: this.#c.ami, calls: this.#c.calls, logger: this.#c.logger, metrics: this.#c.metrics },
       {
         mode: 'predictive',
         leadId: lead.id,

@@ -20,7 +20,9 @@ export class SettleQueue {
     private readonly logger: Logger,
     /** True when the error means the database is unavailable (logged elsewhere, once a minute). */
     private readonly unavailable: (err: unknown) => boolean,
-    private readonly onWritten: (outcome: SettleOutcome | 'error') => void,
+    private readonly onWritten: (outcome: SettleOutcome | 'error', result: CallResult) => void,
+    /** A kept result is being written again. */
+    private readonly onRetry: () => void = () => {},
   ) {}
 
   /** Results kept to be written again. */
@@ -40,7 +42,7 @@ export class SettleQueue {
   write(call: TrackedCall, result: CallResult): void {
     const job = settleCall(this.ctx, call, result)
       .then((outcome) => {
-        this.onWritten(outcome)
+        this.onWritten(outcome, result)
         if (outcome === 'not-ours') {
           this.logger.warn(
             { lead: call.leadId },
@@ -49,7 +51,7 @@ export class SettleQueue {
         }
       })
       .catch((err: Error) => {
-        this.onWritten('error')
+        this.onWritten('error', result)
         const level = this.unavailable(err) ? 'debug' : 'error'
         this.logger[level]({ lead: call.leadId, err }, 'settle failed; kept to write again')
         this.#pending.push({ call, result })
@@ -65,7 +67,10 @@ export class SettleQueue {
 
   /** Writes the kept results again, and waits for every write under way. */
   async retry(): Promise<void> {
-    for (const p of this.#pending.splice(0)) this.write(p.call, p.result)
+    for (const p of this.#pending.splice(0)) {
+      this.onRetry()
+      this.write(p.call, p.result)
+    }
     await this.settled()
   }
 }

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify'
 import pino, { type Logger } from 'pino'
 import type { Test } from 'tap'
 import { Dialer, type DialerTiming } from '../src/dialer.js'
+import type { DialerMetrics } from '../src/metrics.js'
 
 export const SECRET = 'dialer-test-secret'
 
@@ -43,6 +44,8 @@ export interface RigOptions {
   startDialer?: boolean
   /** The dialer's logger (default: silent, or TEST_LOG_LEVEL). */
   logger?: Logger
+  /** The dialer's metrics (default: its own, without the process defaults). */
+  metrics?: DialerMetrics
 }
 
 export interface AmiTarget {
@@ -115,6 +118,7 @@ export async function rig(
       dialerId: 'dialer-test',
       hostname: 'test-host',
       now: clock.now,
+      ...(options.metrics ? { metrics: options.metrics } : {}),
       timing: {
         claimIdleMs: 30,
         rosterMs: 50,

@@ -185,6 +185,18 @@ export const EnvConfigSchema = Type.Object({
     description: 'a fraction 0-1 such as 0.03',
   }),
   abandonWindow: oneOf(['30d', '24h'], '30d'),
+  // The dialer's own HTTP listener (/healthz, /metrics): loopback by default; port 0 turns it off.
+  dialerHttpHost: text('a host name or IP address', { default: '127.0.0.1' }),
+  dialerHttpPort: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 3001,
+    description: 'an integer 0-65535 (0 turns the listener off)',
+  }),
+  // Sent in HTTP headers, so only printable ASCII can ever match.
+  dialerHttpSecret: Type.Optional(
+    text('printable ASCII characters (it is sent in HTTP headers)', { pattern: '^[ -~]+$' }),
+  ),
 })
 
 /** The validated, frozen configuration. */

@@ -107,4 +107,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('COMPLIANCE_SECONDS', ['complianceSeconds'], asNumber),
   variable('ABANDON_RATE_MAX', ['abandonRateMax'], asNumber),
   variable('ABANDON_WINDOW', ['abandonWindow'], asText),
+  variable('DIALER_HTTP_HOST', ['dialerHttpHost'], asText),
+  variable('DIALER_HTTP_PORT', ['dialerHttpPort'], asInteger),
+  variable('DIALER_HTTP_SECRET', ['dialerHttpSecret'], asText, 'secret'),
 ]

@@ -2,13 +2,14 @@
 import type { Config } from './config-schema.js'
 import { maskSecret, maskUrlCredentials } from './mask-secrets.js'
 
-/** The configuration with WS_SECRET, AMI_SECRET and every URL password replaced by `***`. */
+/** The configuration with WS_SECRET, AMI_SECRET, DIALER_HTTP_SECRET and every URL password replaced by `***`. */
 export function describeConfig(config: Config): Config {
   return {
     ...config,
     databaseUrl: maskUrlCredentials(config.databaseUrl),
     wsSecret: maskSecret(config.wsSecret),
     ami: { ...config.ami, secret: maskSecret(config.ami.secret) },
+    dialerHttpSecret: maskSecret(config.dialerHttpSecret),
     redisUrl: config.redisUrl === undefined ? undefined : maskUrlCredentials(config.redisUrl),
     smtp: {
       ...config.smtp,

@@ -64,6 +64,13 @@ export {
   retryDelayForAbandon,
 } from './retry-schedule.js'
 export {
+  type HeaderCopies,
+  type HeaderSource,
+  headerCopiesOf,
+  SECRET_HEADERS,
+  secretCheck,
+} from './secret-check.js'
+export {
   assertWorkingHours,
   type ClockTime,
   hasWorkingTime,

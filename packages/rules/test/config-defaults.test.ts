@@ -47,6 +47,9 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['COMPLIANCE_SECONDS', 2],
   ['ABANDON_RATE_MAX', 0.03],
   ['ABANDON_WINDOW', '30d'],
+  ['DIALER_HTTP_HOST', '127.0.0.1'],
+  ['DIALER_HTTP_PORT', 3001],
+  ['DIALER_HTTP_SECRET', undefined],
 ]
 
 t.test('the table of defaults covers every variable', async (t) => {

@@ -73,11 +73,14 @@ const REFUSED: Array<[string, string, string]> = [
   ['ABANDON_RATE_MAX', '3%', 'a fraction 0-1 such as 0.03'],
   ['ABANDON_RATE_MAX', '1.5', 'a fraction 0-1 such as 0.03'],
   ['ABANDON_WINDOW', '7d', 'one of 30d, 24h'],
+  ['DIALER_HTTP_PORT', '-1', 'an integer 0-65535 (0 turns the listener off)'],
+  ['DIALER_HTTP_PORT', '65536', 'an integer 0-65535 (0 turns the listener off)'],
 ]
 
 t.test('every variable with rules has a refused value in the table', async (t) => {
-  const free = new Set(['HOST', 'AMI_HOST', 'AMI_USERNAME', 'AMI_SECRET']) // any non-blank text
-  const covered = new Set([...REFUSED.map(([name]) => name), 'WS_SECRET']) // WS_SECRET: below
+  const free = new Set(['HOST', 'AMI_HOST', 'AMI_USERNAME', 'AMI_SECRET', 'DIALER_HTTP_HOST']) // any non-blank text
+  // WS_SECRET, DIALER_HTTP_SECRET: below
+  const covered = new Set([...REFUSED.map(([name]) => name), 'WS_SECRET', 'DIALER_HTTP_SECRET'])
   for (const { name } of CONFIG_VARIABLES) {
     t.ok(free.has(name) || covered.has(name), name)
   }
@@ -92,6 +95,12 @@ for (const [name, raw, rule] of REFUSED) {
 t.test('WS_SECRET is refused without showing it', async (t) => {
   t.strictSame(problemsOf({ WS_SECRET: 'sécret' }), [
     'WS_SECRET must be printable ASCII characters (it is sent in HTTP headers), got a value that is not shown',
+  ])
+})
+
+t.test('DIALER_HTTP_SECRET is refused without showing it', async (t) => {
+  t.strictSame(problemsOf({ DIALER_HTTP_SECRET: 'sécret' }), [
+    'DIALER_HTTP_SECRET must be printable ASCII characters (it is sent in HTTP headers), got a value that is not shown',
   ])
 })
 

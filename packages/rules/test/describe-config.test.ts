@@ -7,6 +7,7 @@ const SECRETS = {
   DATABASE_URL: 'mysql://dialer:db-pass-1@db.internal:3306/dialer',
   WS_SECRET: 'ws-secret-2',
   AMI_SECRET: 'ami-secret-3',
+  DIALER_HTTP_SECRET: 'http-secret-6',
   REDIS_URL: 'redis://:redis-pass-4@cache:6379/0',
   SMTP_URL: 'smtps://mailer:smtp-pass-5@smtp.example.com:465',
 }
@@ -16,11 +17,19 @@ t.test('describeConfig masks WS_SECRET, AMI_SECRET and the URL passwords', async
   const summary = describeConfig(config)
   t.equal(summary.wsSecret, MASK)
   t.equal(summary.ami.secret, MASK)
+  t.equal(summary.dialerHttpSecret, MASK)
   t.equal(summary.databaseUrl, 'mysql://dialer:***@db.internal:3306/dialer')
   t.equal(summary.redisUrl, 'redis://:***@cache:6379/0')
   t.equal(summary.smtp.url, 'smtps://mailer:***@smtp.example.com:465')
   const text = JSON.stringify(summary)
-  for (const secret of ['db-pass-1', 'ws-secret-2', 'ami-secret-3', 'redis-pass-4', 'smtp-pass-5']) {
+  for (const secret of [
+    'db-pass-1',
+    'ws-secret-2',
+    'ami-secret-3',
+    'redis-pass-4',
+    'smtp-pass-5',
+    'http-secret-6',
+  ]) {
     t.notOk(text.includes(secret), `${secret} is not in the summary`)
   }
 })

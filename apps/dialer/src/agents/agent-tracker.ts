@@ -41,6 +41,11 @@ export class AgentTracker {
     this.#roster = rows
   }
 
+  /** The roster as last read (read-only: the live state). */
+  roster(): readonly RosterRow[] {
+    return this.#roster
+  }
+
   deviceState(extension: string): string | undefined {
     return this.deskState(extension)
   }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { AmiClient } from '@hold-dialer/ami'
 import type { Logger } from 'pino'
+import type { DialerMetrics } from '../metrics.js'
 import type { CallStart, CallTracker } from './call-tracker.js'
 
 /**
@@ -15,6 +16,8 @@ export interface OriginateDeps {
   ami: AmiClient
   calls: CallTracker
   logger: Logger
+  /** Originates counted by mode and result. */
+  metrics?: DialerMetrics
 }
 
 /**
@@ -35,9 +38,14 @@ export async function originateCall(
   deps.logger.info({ lead: start.leadId, oli_id: start.oliId, key, ...log }, 'calling')
   try {
     await deps.ami.action(action({ key, actionId }))
+    deps.metrics?.originates.inc({ mode: start.mode ?? 'progressive', result: 'accepted' })
     return true
   } catch (err) {
     const refused = (err as { reply?: unknown }).reply !== undefined
+    deps.metrics?.originates.inc({
+      mode: start.mode ?? 'progressive',
+      result: refused ? 'refused' : 'no_reply',
+    })
     deps.logger.warn({ lead: start.leadId, err, refused }, 'originate not accepted')
     if (refused) deps.calls.originateRefused(key)
     return false
