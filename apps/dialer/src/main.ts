@@ -76,9 +76,12 @@ try {
     secured: [liveStateRoute(dialer), metricsRoute(dialer)],
   })
 } catch (err) {
-  // The port taken, say: stop before claiming anything rather than dial unobserved.
-  logger.fatal({ err }, 'the dialer HTTP listener did not start; stopping')
-  process.exit(1)
+  // The port taken (a second dialer on this host without its own DIALER_HTTP_PORT, say): dialing
+  // is the dialer's work and goes on; what is lost is /healthz and /metrics, which a scrape shows.
+  logger.error(
+    { err },
+    'the dialer HTTP listener did not start: no /healthz or /metrics (set DIALER_HTTP_PORT)',
+  )
 }
 await dialer.start()
 mailer.start()

@@ -63,6 +63,8 @@ forEachDialect(t, async (t, database) => {
         PATH: process.env.PATH ?? '',
         DATABASE_URL: database.url,
         DIALER_ID: 'crash-test',
+        // Other dialers run on this host at the same time: this one does not listen (DIALER_HTTP_PORT).
+        DIALER_HTTP_PORT: '0',
         AMI_HOST: '127.0.0.1',
         AMI_PORT: String(h.sim.port),
         AMI_USERNAME: 'dialer',

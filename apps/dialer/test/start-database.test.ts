@@ -40,6 +40,8 @@ async function startDialer(t: Test, databaseUrl: string): Promise<Started> {
       AMI_USERNAME: 'dialer',
       AMI_SECRET: 'not-logged',
       DIALER_ID: 'start-test',
+      // Other dialers run on this host at the same time: this one does not listen (DIALER_HTTP_PORT).
+      DIALER_HTTP_PORT: '0',
     },
   })
   let out = ''

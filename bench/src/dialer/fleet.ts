@@ -65,6 +65,8 @@ export function startDialer(o: { id: string; databaseUrl: string; sim: PbxSim; l
   return startNode(o.id, 'apps/dialer/dist/main.js', {
     DATABASE_URL: o.databaseUrl,
     DIALER_ID: o.id,
+    // Other dialers run on this host at the same time: this one does not listen (DIALER_HTTP_PORT).
+    DIALER_HTTP_PORT: '0',
     AMI_HOST: '127.0.0.1',
     AMI_PORT: String(o.sim.port),
     AMI_USERNAME: AMI_USER,
