@@ -3,14 +3,19 @@ import pino from 'pino'
 import t from 'tap'
 import { harness, lead } from './harness.js'
 
-/** The dialer's log at debug, kept as parsed lines (pino writes one JSON line per write). */
-function capturedLogger() {
+/**
+ * The dialer's log at debug, kept as parsed lines (pino writes one JSON line per write); `onLine` sees
+ * each line as it is written.
+ */
+function capturedLogger(onLine: (line: Record<string, unknown>) => void = () => {}) {
   const lines: Record<string, unknown>[] = []
   const logger = pino(
     { level: 'debug' },
     {
       write(line: string) {
-        lines.push(JSON.parse(line) as Record<string, unknown>)
+        const parsed = JSON.parse(line) as Record<string, unknown>
+        lines.push(parsed)
+        onLine(parsed)
       },
     },
   )
@@ -132,5 +137,38 @@ forEachDialect(t, async (t, database) => {
     const finished = got[4]
     t.match(finished, { outcome: 'Abandoned', agent: null, phase: 'ended', talkMs: null })
     t.equal(Number(finished?.elapsedMs), Number(finished?.ringMs) + Number(finished?.holdMs))
+  })
+
+  t.test('predictive: a desk that refuses the customer puts the call back on hold, saying why', async (t) => {
+    let deskBusy = () => {}
+    // The desk goes busy the moment the customer is sent to it: its leg fails (BUSY).
+    const { logger, lines } = capturedLogger((l) => {
+      if (l.msg === 'sent to agent') deskBusy()
+    })
+    const h = await harness(t, database, {
+      logger,
+      env: { DIAL_MODE: 'predictive', HOLD_TIMEOUT_SECONDS: '2' },
+    })
+    await h.addAgent('7103')
+    deskBusy = () => h.sim.setAgentDevice('7103', 'busy')
+    h.sim.setOutcome('5557100003', { kind: 'answer', ringSeconds: 1, talkSeconds: 5 })
+    await h.push(lead('LG-4', '5557100003'))
+    await h.until('call finished', () => lines.some((l) => l.msg === 'call finished'), 15_000)
+    const leadId = Number((await h.lead('LG-4'))?.id)
+    const got = steps(lines, leadId)
+    t.same(
+      got.map((l) => l.msg),
+      [
+        'calling',
+        'customer ringing',
+        'customer answered',
+        'on hold',
+        'sent to agent',
+        'on hold',
+        'call finished',
+      ],
+    )
+    t.match(got[5], { phase: 'on hold', agent: null, agentDialStatus: 'BUSY', refusedBy: '7103' })
+    t.match(got[6], { outcome: 'Abandoned', talkMs: null })
   })
 })
