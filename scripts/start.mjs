@@ -5,11 +5,14 @@
 import { spawn, spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
+import { lineFormatter } from './log-lines.mjs'
 import { useSupportedNode } from './node-runtime.mjs'
 
 await useSupportedNode()
 const root = new URL('..', import.meta.url).pathname
 const say = (line) => process.stdout.write(`[start] ${line}\n`)
+// On a terminal the processes' JSON log lines are shown human-readable; piped or redirected, as JSON.
+const format = lineFormatter({ pretty: process.stdout.isTTY === true })
 
 if (!process.env.WS_SECRET) {
   process.stderr.write(
@@ -46,7 +49,7 @@ function run(name, script, args = []) {
   })
   children.set(name, child)
   for (const stream of [child.stdout, child.stderr]) {
-    createInterface({ input: stream }).on('line', (line) => process.stdout.write(`[${name}] ${line}\n`))
+    createInterface({ input: stream }).on('line', (line) => process.stdout.write(format(name, line)))
   }
   child.on('exit', (code, signal) => {
     children.delete(name)

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { checkCoverage } from './coverage-floor.mjs'
 import { useSupportedNode } from './node-runtime.mjs'
+import { runTap } from './tap-progress.mjs'
 
 await useSupportedNode()
 const root = new URL('..', import.meta.url).pathname
@@ -19,6 +20,7 @@ const PACKAGES = [
   'apps/api',
   'apps/dialer',
   'tools/simulate',
+  'bench',
 ]
 const out = (s) => process.stdout.write(`${s}\n`)
 const failures = []
@@ -170,17 +172,17 @@ for (const pkg of PACKAGES) {
   const testDir = join(root, pkg, 'test')
   if (!existsSync(testDir) || !hasTests(testDir)) continue
   out(`\n=== tests (${pkg})`)
-  const r = timed(`tests (${pkg})`, () =>
-    spawnSync(bin('tap'), [], {
-      cwd: join(root, pkg),
-      env,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-    }),
-  )
-  process.stdout.write(r.stdout)
-  const m = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(r.stdout ?? '')
-  if (m) files = { pass: files.pass + Number(m[2]), fail: files.fail + Number(m[1]) - Number(m[2]) }
+  const r = await runTap({
+    label: `tests (${pkg})`,
+    tapBin: bin('tap'),
+    cwd: join(root, pkg),
+    env,
+    logFile: join(logDir, `${pkg.replaceAll('/', '-')}.tap`),
+    out,
+  })
+  timings.push(`tests (${pkg}): ${Math.round(r.seconds)} s`)
+  if (r.counts)
+    files = { pass: files.pass + r.counts.pass, fail: files.fail + r.counts.total - r.counts.pass }
   if (r.status !== 0) failures.push(`tests (${pkg})`)
   const coverage = checkCoverage(join(root, pkg), bin('tap'))
   coverageLines.push(`coverage (${pkg}): ${coverage.text}`)
@@ -193,20 +195,20 @@ for (const pkg of PACKAGES) {
       .filter((n) => n.endsWith('.test.ts'))
       .map((n) => `asterisk-test/${n}`)
     // Coverage is gated on the suite every machine runs (above), not on this one.
-    const ra = timed(`real-Asterisk tests (${pkg})`, () =>
-      spawnSync(bin('tap'), ['--disable-coverage', ...files], {
-        cwd: join(root, pkg),
-        env,
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'inherit'],
-      }),
-    )
-    process.stdout.write(ra.stdout)
-    const ma = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(ra.stdout ?? '')
-    if (ma)
+    const ra = await runTap({
+      label: `real-Asterisk tests (${pkg})`,
+      tapBin: bin('tap'),
+      args: ['--disable-coverage', ...files],
+      cwd: join(root, pkg),
+      env,
+      logFile: join(logDir, `${pkg.replaceAll('/', '-')}-asterisk.tap`),
+      out,
+    })
+    timings.push(`real-Asterisk tests (${pkg}): ${Math.round(ra.seconds)} s`)
+    if (ra.counts)
       realAsterisk = {
-        pass: realAsterisk.pass + Number(ma[2]),
-        fail: realAsterisk.fail + Number(ma[1]) - Number(ma[2]),
+        pass: realAsterisk.pass + ra.counts.pass,
+        fail: realAsterisk.fail + ra.counts.total - ra.counts.pass,
       }
     if (ra.status !== 0) failures.push(`real-Asterisk tests (${pkg})`)
   }
@@ -233,6 +235,27 @@ for (const pkg of PACKAGES) {
       }
     if (rb.status !== 0) failures.push(`browser tests (${pkg})`)
   }
+}
+
+// The workspace's own scripts (pnpm start's log lines, this runner's progress): no package, no coverage gate.
+if (!filter.length || filter.some((f) => 'scripts'.includes(f))) {
+  out('\n=== tests (scripts)')
+  const scriptTests = readdirSync(join(root, 'scripts/test'))
+    .filter((n) => n.endsWith('.test.mjs'))
+    .map((n) => `scripts/test/${n}`)
+  const r = await runTap({
+    label: 'tests (scripts)',
+    tapBin: bin('tap'),
+    args: ['--disable-coverage', ...scriptTests],
+    cwd: root,
+    env,
+    logFile: join(logDir, 'scripts.tap'),
+    out,
+  })
+  timings.push(`tests (scripts): ${Math.round(r.seconds)} s`)
+  if (r.counts)
+    files = { pass: files.pass + r.counts.pass, fail: files.fail + r.counts.total - r.counts.pass }
+  if (r.status !== 0) failures.push('tests (scripts)')
 }
 
 function hasTests(dir) {

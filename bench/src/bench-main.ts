@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { Dialect } from '@hold-dialer/db'
-import { type BenchOptions, parseBenchOptions } from './bench-options.js'
+import { type BenchOptions, helpOrRefusal, parseBenchOptions } from './bench-options.js'
 import { claimCases } from './claims/claim-cases.js'
 import { CLAIMERS, claimPoolSize, seedClaimPool } from './claims/claim-pool.js'
 import { DIALER_AGENTS, dialerRss } from './dialer/dialer-rss.js'
@@ -14,6 +14,7 @@ import {
   withFreshDatabase,
 } from './lib/databases.js'
 import { describeMachine, machineInfo } from './lib/machine.js'
+import { phase, step } from './lib/progress.js'
 import { seedPushPools } from './lib/seed.js'
 import { pushCases } from './push/push-cases.js'
 import type { ComparedCase, MemoryCase } from './report/figures.js'
@@ -31,9 +32,9 @@ async function benchDialect(
   compared: ComparedCase[],
   memory: MemoryCase[],
 ) {
-  if (o.only.includes('push')) await benchPush(dialect, o, compared, memory)
-  if (o.only.includes('claims')) await benchClaims(dialect, o, compared)
-  if (o.only.includes('dialer')) await benchDialer(dialect, o, memory)
+  if (o.only.includes('push')) await phase(`${dialect} push`, () => benchPush(dialect, o, compared, memory))
+  if (o.only.includes('claims')) await phase(`${dialect} claims`, () => benchClaims(dialect, o, compared))
+  if (o.only.includes('dialer')) await phase(`${dialect} dialer`, () => benchDialer(dialect, o, memory))
 }
 
 async function benchPush(dialect: Dialect, o: BenchOptions, compared: ComparedCase[], memory: MemoryCase[]) {
@@ -41,7 +42,9 @@ async function benchPush(dialect: Dialect, o: BenchOptions, compared: ComparedCa
     `--- ${dialect}: push (API process vs plain ${dialect === 'mysql' ? 'mysql2' : 'better-sqlite3'} script)`,
   )
   await withFreshDatabase(dialect, 'push', async (pushUrl, pushDb) => {
+    step('seeding the lead pools')
     await seedPushPools(pushDb.kysely)
+    step('starting the API')
     const api = await startApi({
       databaseUrl: pushUrl,
       port: o.port,
@@ -163,6 +166,11 @@ async function main(): Promise<void> {
   say(`figures written to ${o.out}`)
 }
 
+const code = helpOrRefusal(process.argv.slice(2), {
+  out: (s) => process.stdout.write(`${s}\n`),
+  err: (s) => process.stderr.write(`${s}\n`),
+})
+if (code !== undefined) process.exit(code)
 dropDatabasesOnSignal()
 main().then(
   () => process.exit(0),

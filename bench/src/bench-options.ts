@@ -21,9 +21,9 @@ export interface BenchOptions {
 export const BENCH_PARTS = ['push', 'claims', 'dialer'] as const
 export type BenchPart = (typeof BENCH_PARTS)[number]
 
-const USAGE = `Usage: pnpm bench [--rounds 5] [--seconds 8] [--dialects mysql,sqlite] [--batch-connections 4]
+export const USAGE = `Usage: pnpm bench [--rounds 5] [--seconds 8] [--dialects mysql,sqlite] [--batch-connections 4]
   [--single-connections 16] [--dialer-seconds 15] [--log-level warn] [--out bench-results/latest.json]
-  [--port 3100] [--profile] [--smoke] [--only push,claims,dialer]`
+  [--port 3100] [--profile] [--smoke] [--only push,claims,dialer] [--help]`
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback
@@ -32,26 +32,49 @@ function positive(name: string, raw: string | undefined, fallback: number): numb
   return n
 }
 
+const OPTIONS = {
+  rounds: { type: 'string' },
+  seconds: { type: 'string' },
+  dialects: { type: 'string' },
+  'batch-connections': { type: 'string' },
+  'single-connections': { type: 'string' },
+  'dialer-seconds': { type: 'string' },
+  'log-level': { type: 'string' },
+  out: { type: 'string' },
+  port: { type: 'string' },
+  profile: { type: 'boolean', default: false },
+  smoke: { type: 'boolean', default: false },
+  only: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const
+
+// `pnpm bench -- --only push` passes the `--` on.
+const argsOf = (argv: string[]) => (argv[0] === '--' ? argv.slice(1) : argv)
+
+/**
+ * `--help` / `-h`: the usage on stdout, exit code 0. An option parseArgs refuses (unknown, missing its
+ * value): the error and the usage on stderr, exit code 2. Undefined: run the bench.
+ */
+export function helpOrRefusal(
+  argv: string[],
+  io: { out: (s: string) => void; err: (s: string) => void },
+): number | undefined {
+  try {
+    const { values } = parseArgs({ args: argsOf(argv), options: OPTIONS, strict: true })
+    if (!values.help) return undefined
+    io.out(USAGE)
+    return 0
+  } catch (error) {
+    io.err(`${(error as Error).message}\n${USAGE}`)
+    return 2
+  }
+}
+
 /** `--smoke`: one short round of everything, to prove the bench still runs (CI), not to measure. */
 export function parseBenchOptions(argv: string[]): BenchOptions {
   const { values } = parseArgs({
-    // `pnpm bench -- --only push` passes the `--` on.
-    args: argv[0] === '--' ? argv.slice(1) : argv,
-    options: {
-      rounds: { type: 'string' },
-      seconds: { type: 'string' },
-      dialects: { type: 'string' },
-      'batch-connections': { type: 'string' },
-      'single-connections': { type: 'string' },
-      'dialer-seconds': { type: 'string' },
-      'log-level': { type: 'string' },
-      out: { type: 'string' },
-      port: { type: 'string' },
-      profile: { type: 'boolean', default: false },
-      smoke: { type: 'boolean', default: false },
-      only: { type: 'string' },
-      help: { type: 'boolean', default: false },
-    },
+    args: argsOf(argv),
+    options: OPTIONS,
     strict: true,
   })
   if (values.help) throw new Error(USAGE)

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs'
 import { setFlagsFromString } from 'node:v8'
 import { connectOrExit, DatabaseAvailability } from '@hold-dialer/db'
-import { ConfigError, describeConfig, parseConfig } from '@hold-dialer/rules'
+import { ConfigError, chooseLogFormat, describeConfig, parseConfig } from '@hold-dialer/rules'
 import { Redis } from 'ioredis'
 import pino from 'pino'
+import pretty from 'pino-pretty'
 import { amiHealthConnection } from './ami-status.js'
 import { buildApp } from './app.js'
 import { WarnLogBuffer } from './log-buffer.js'
@@ -51,7 +52,16 @@ const logger = pino(
       censor: '[redacted]',
     },
   },
-  pino.multistream([{ stream: process.stdout }, { level: 'warn', stream: logs }]),
+  pino.multistream([
+    {
+      // LOG_FORMAT, or by default pretty on a terminal and JSON for systemd and pipes.
+      stream:
+        chooseLogFormat(config.logFormat, process.stdout.isTTY === true) === 'pretty'
+          ? pretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true })
+          : process.stdout,
+    },
+    { level: 'warn', stream: logs },
+  ]),
 )
 
 const db = connectOrExit(config.databaseUrl, logger)

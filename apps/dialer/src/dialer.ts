@@ -4,6 +4,7 @@ import { type Config, deskStateSource, isWithinWorkingHours, toDbTime } from '@h
 import type { Logger } from 'pino'
 import { AGENT_REST_MS, AgentTracker } from './agents/agent-tracker.js'
 import { DeskStates } from './agents/desk-states.js'
+import { callDurations, logCallPhase } from './calls/call-progress.js'
 import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tracker.js'
 import { progressiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
@@ -132,7 +133,8 @@ export class Dialer {
     this.#agents = new AgentTracker((ext) => this.#desks.state(ext), this.#timing.agentRestMs)
     this.#calls = new CallTracker(this.#now, (call, result) => this.#onFinished(call, result), {
       onAnswered: (call) => this.#predictive?.onAnswered(call),
-      onAgentLegFailed: (call) => this.#predictive?.onAgentLegFailed(call),
+      onAgentLegFailed: (call, status) => this.#predictive?.onAgentLegFailed(call, status),
+      onProgress: (call, phase) => logCallPhase(deps.logger, call, phase, this.#now()),
     })
     if (deps.config.dialMode === 'predictive') {
       this.#predictive = new PredictiveEngine({
@@ -496,6 +498,7 @@ export class Dialer {
         outcome: result.outcome,
         why: result.why,
         dialStatus: result.dialStatus,
+        ...callDurations(call, result),
       },
       'call finished',
     )

@@ -1,8 +1,9 @@
 import { hostname } from 'node:os'
 import { AmiClient } from '@hold-dialer/ami'
 import { connectOrExit, DatabaseAvailability } from '@hold-dialer/db'
-import { describeConfig, parseConfig } from '@hold-dialer/rules'
+import { chooseLogFormat, describeConfig, parseConfig } from '@hold-dialer/rules'
 import pino from 'pino'
+import pretty from 'pino-pretty'
 import { Dialer } from './dialer.js'
 import { consoleRoutes } from './http/console/plugin.js'
 import { dialerHealth, liveStateRoute, metricsRoute } from './http/routes.js'
@@ -29,12 +30,18 @@ const config = loadConfig()
 // The reservation owner must survive a restart (DECISIONS section 8: a dialer releases its own stale
 // reservations when it starts), so the default is the host name, not the pid.
 const dialerId = config.dialerId ?? hostname()
-const logger = pino({
-  level: config.logLevel,
-  name: 'dialer',
-  base: { dialer: dialerId },
-  redact: ['*.secret', '*.password'],
-})
+const logger = pino(
+  {
+    level: config.logLevel,
+    name: 'dialer',
+    base: { dialer: dialerId },
+    redact: ['*.secret', '*.password'],
+  },
+  // LOG_FORMAT, or by default pretty on a terminal and JSON for systemd and pipes.
+  chooseLogFormat(config.logFormat, process.stdout.isTTY === true) === 'pretty'
+    ? pretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', sync: true })
+    : pino.destination(1),
+)
 
 const db = connectOrExit(config.databaseUrl, logger)
 // The dialer starts whether or not the database answers (DECISIONS section 3, "Database

@@ -4,6 +4,7 @@ import { type Config, isWithinWorkingHours, type PacingDecision, pacing } from '
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Agent, AgentTracker } from './agents/agent-tracker.js'
+import { logCallPhase } from './calls/call-progress.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { originateCall } from './calls/originate-call.js'
 import { type ClaimedLead, claimLead } from './claim/claim.js'
@@ -240,11 +241,12 @@ export class PredictiveEngine {
       if (this.#delays.length > DELAY_SAMPLES) this.#delays.shift()
     }
     if (!this.#waiting.includes(call)) this.#waiting.push(call)
+    logCallPhase(this.#c.logger, call, 'on hold', this.#c.now(), { waiting: this.#waiting.length })
     void this.bridgeWaiting()
   }
 
   /** The agent's leg did not join (busy, no answer): the customer is on hold again, first in line. */
-  onAgentLegFailed(call: TrackedCall): void {
+  onAgentLegFailed(call: TrackedCall, dialStatus?: string): void {
     const agent = call.agent
     if (agent) this.#c.agents.rest(agent.id)
     if (agent && !call.pinned) {
@@ -256,6 +258,11 @@ export class PredictiveEngine {
     }
     if (!this.#waiting.includes(call)) this.#waiting.unshift(call)
     call.redirected = false
+    logCallPhase(this.#c.logger, call, 'on hold', this.#c.now(), {
+      waiting: this.#waiting.length,
+      agentDialStatus: dialStatus ?? null,
+      refusedBy: agent?.extension ?? null,
+    })
   }
 
   /** Sends waiting customers to free agents, oldest answer first; serialised so an agent is used once. */
@@ -309,6 +316,7 @@ export class PredictiveEngine {
       // before the Redirect's own reply.
       this.#drop(call)
       call.redirected = true
+      logCallPhase(this.#c.logger, call, 'sent to agent', this.#c.now())
       try {
         await this.#c.ami.action({
           action: 'Redirect',

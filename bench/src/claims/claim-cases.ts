@@ -1,5 +1,6 @@
 import type { Db, Dialect } from '@hold-dialer/db'
 import { alternate } from '../lib/alternate.js'
+import { step } from '../lib/progress.js'
 import { openPlainSqlite } from '../push/sqlite-ceiling.js'
 import type { ComparedCase, RunFigures } from '../report/figures.js'
 import { summarise } from '../report/figures.js'
@@ -51,8 +52,9 @@ export async function claimCases(
   }
   const reset = () => resetClaimPool(o.db.kysely)
   await reset()
+  step('claims: warm-up')
   await dialerClaims(o.db, { agents: o.agents, seconds: Math.min(2, o.seconds) })
-  const runs = await alternate(o.rounds, product, ceiling, reset)
+  const runs = await alternate(o.rounds, product, ceiling, reset, 'claims: ')
   const p = summarise(runs.product)
   const c = summarise(runs.ceiling)
   const ratio = p.rate / c.rate

@@ -1,6 +1,7 @@
 import type { Db } from '@hold-dialer/db'
 import { seedPendingLeads } from '../claims/claim-pool.js'
 import { waitFor } from '../lib/child.js'
+import { step } from '../lib/progress.js'
 import {
   agentExtensions,
   keepPanelsAlive,
@@ -37,9 +38,14 @@ export async function dialerRss(
   const sim = await startSim(extensions)
   const dialer = startDialer({ id: 'bench-dialer', databaseUrl, sim, logLevel: o.logLevel })
   try {
+    step('waiting for the dialer to place calls')
     await waitFor('the dialer placing calls', async () => sim.originateCount() > 0, 20_000, dialer)
     const started = Date.now()
     const before = sim.originateCount()
+    step(
+      () =>
+        `dialing: ${sim.originateCount() - before} calls placed, ${((Date.now() - started) / 1000).toFixed(0)} of ${o.seconds} s`,
+    )
     await new Promise((r) => setTimeout(r, o.seconds * 1000))
     if (dialer.exited()) throw new Error(`the dialer exited:\n${dialer.tail()}`)
     const seconds = (Date.now() - started) / 1000

@@ -1,4 +1,5 @@
 import type { RunFigures } from '../report/figures.js'
+import { step } from './progress.js'
 
 export interface Alternated {
   product: RunFigures[]
@@ -7,18 +8,23 @@ export interface Alternated {
 
 /**
  * Runs the product and its ceiling in turn, `rounds` times, swapping which goes first each round so
- * neither always meets the warmer cache or the longer table. `before` runs ahead of every run.
+ * neither always meets the warmer cache or the longer table. `before` runs ahead of every run; `label`
+ * prefixes the progress line (lib/progress.ts).
  */
 export async function alternate(
   rounds: number,
   product: () => Promise<RunFigures>,
   ceiling: () => Promise<RunFigures>,
   before: () => Promise<void> = async () => {},
+  label = '',
 ): Promise<Alternated> {
   const out: Alternated = { product: [], ceiling: [] }
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? (['product', 'ceiling'] as const) : (['ceiling', 'product'] as const)
     for (const side of order) {
+      step(
+        `${label}round ${r + 1}/${rounds}, ${side} run (${out.product.length + out.ceiling.length} of ${2 * rounds} runs done)`,
+      )
       await before()
       out[side].push(await (side === 'product' ? product() : ceiling()))
     }

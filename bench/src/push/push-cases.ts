@@ -3,6 +3,7 @@ import { alternate } from '../lib/alternate.js'
 import { BENCH_SECRET } from '../lib/api-process.js'
 import { runHttpLoad } from '../lib/http-load.js'
 import { LeadMix } from '../lib/lead-mix.js'
+import { step } from '../lib/progress.js'
 import { resetLivePool } from '../lib/seed.js'
 import { type ComparedCase, type RunFigures, summarise } from '../report/figures.js'
 import type { CeilingResult } from './ceiling-result.js'
@@ -76,6 +77,7 @@ export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
   const cases: ComparedCase[] = []
   for (const batch of [true, false]) {
     const connections = batch ? o.batchConnections : o.singleConnections
+    step(`${batch ? 'batch' : 'single'} push: warm-up`)
     await reset()
     await overHttp(o, connections, warm, batch)
     await reset()
@@ -85,6 +87,7 @@ export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
       () => overHttp(o, connections, o.seconds, batch),
       () => plainScript(o, connections, o.seconds, batch),
       reset,
+      `${batch ? 'batch' : 'single'} push: `,
     )
     const product = summarise(runs.product)
     const ceiling = summarise(runs.ceiling)

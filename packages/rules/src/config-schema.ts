@@ -14,6 +14,10 @@ FormatRegistry.Set(PROXY_ADDRESS_FORMAT, isProxyAddress)
 /** pino's level names, `silent` included. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
 
+/** How the processes write their log: one JSON object a line, or human-readable (pino-pretty). */
+export const LOG_FORMATS = ['json', 'pretty'] as const
+export type LogFormat = (typeof LOG_FORMATS)[number]
+
 // Seconds and milliseconds end up in setTimeout, which overflows past 2^31-1 ms (24.8 days).
 const MAX_TIMER_MS = 2_147_483_647
 const MAX_TIMER_SECONDS = Math.floor(MAX_TIMER_MS / 1000)
@@ -123,6 +127,13 @@ export const EnvConfigSchema = Type.Object({
     to: Type.Optional(text('one or more e-mail addresses, comma-separated', { pattern: '@' })),
   }),
   logLevel: oneOf(LOG_LEVELS, 'info'),
+  // No default here: unset means pretty on a terminal, JSON otherwise (chooseLogFormat).
+  logFormat: Type.Optional(
+    Type.Union(
+      LOG_FORMATS.map((value) => Type.Literal(value)),
+      { description: `one of ${LOG_FORMATS.join(', ')}` },
+    ),
+  ),
   dbMigrateOnStart: Type.Boolean({ default: true, description: 'a boolean (true/false, 1/0, yes/no)' }),
   reservationTimeoutSeconds: seconds(1, 900),
   dialMode: oneOf(['progressive', 'predictive'], 'progressive'),

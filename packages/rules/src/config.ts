@@ -7,7 +7,14 @@ import { CONFIG_VARIABLES, type ConfigVariable } from './config-variables.js'
 import { maskUrlCredentials } from './mask-secrets.js'
 import { defaultRetryPattern } from './retry-schedule.js'
 
-export { type Config, ConfigSchema, EnvConfigSchema, LOG_LEVELS } from './config-schema.js'
+export {
+  type Config,
+  ConfigSchema,
+  EnvConfigSchema,
+  LOG_FORMATS,
+  LOG_LEVELS,
+  type LogFormat,
+} from './config-schema.js'
 export { CONFIG_VARIABLES, type ConfigVariable } from './config-variables.js'
 export { describeConfig } from './describe-config.js'
 

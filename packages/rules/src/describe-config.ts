@@ -2,7 +2,10 @@
 import type { Config } from './config-schema.js'
 import { maskSecret, maskUrlCredentials } from './mask-secrets.js'
 
-/** The configuration with WS_SECRET, AMI_SECRET, DIALER_HTTP_SECRET and every URL password replaced by `***`. */
+/**
+ * The configuration with WS_SECRET, AMI_SECRET, DIALER_HTTP_SECRET and every URL password replaced by `***`. Everything
+ * else is shown as configured (LOG_FORMAT unset shows as absent: the format then follows the terminal).
+ */
 export function describeConfig(config: Config): Config {
   return {
     ...config,

@@ -18,7 +18,9 @@ export {
   type ConfigVariable,
   describeConfig,
   EnvConfigSchema,
+  LOG_FORMATS,
   LOG_LEVELS,
+  type LogFormat,
   parseConfig,
 } from './config.js'
 export { fromDbTime, toDbTime } from './db-time.js'
@@ -36,6 +38,7 @@ export {
   resetForClose,
   resetForPush,
 } from './dial-state-reset.js'
+export { chooseLogFormat } from './log-format.js'
 export { maskSecret, maskUrlCredentials } from './mask-secrets.js'
 export {
   abandonRate,

@@ -36,6 +36,8 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['RNR_MAIL_TO', 'ops@example.com, team@example.com', 'ops@example.com, team@example.com'],
   ['LOG_LEVEL', 'debug', 'debug'],
   ['LOG_LEVEL', 'silent', 'silent'],
+  ['LOG_FORMAT', 'json', 'json'],
+  ['LOG_FORMAT', 'pretty', 'pretty'],
   ['DB_MIGRATE_ON_START', 'no', false],
   ['RESERVATION_TIMEOUT_SECONDS', '60', 60],
   ['DIAL_MODE', 'predictive', 'predictive'],

@@ -36,7 +36,7 @@ t.test('describeConfig masks WS_SECRET, AMI_SECRET and the URL passwords', async
 
 t.test('describeConfig keeps everything that is not a secret', async (t) => {
   const config = parseConfig(
-    { ...SECRETS, AMI_USERNAME: 'dialer', AMI_HOST: 'pbx', PORT: '8080' },
+    { ...SECRETS, AMI_USERNAME: 'dialer', AMI_HOST: 'pbx', PORT: '8080', LOG_FORMAT: 'json' },
     { hostZone: 'UTC' },
   )
   const summary = describeConfig(config)
@@ -44,6 +44,7 @@ t.test('describeConfig keeps everything that is not a secret', async (t) => {
   t.equal(summary.ami.host, 'pbx')
   t.equal(summary.ami.port, 5038)
   t.equal(summary.port, 8080)
+  t.equal(summary.logFormat, 'json')
   t.strictSame(summary.hours, config.hours)
   t.strictSame(summary.retryPolicy, config.retryPolicy)
   t.equal(config.wsSecret, 'ws-secret-2', 'the configuration itself is untouched')

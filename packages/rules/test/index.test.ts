@@ -23,6 +23,7 @@ t.test('the entry point exports every rule', async (t) => {
     'parseConfig',
     'describeConfig',
     'ConfigError',
+    'chooseLogFormat',
   ]) {
     t.type((rules as Record<string, unknown>)[name], 'function', name)
   }

@@ -1,5 +1,6 @@
 import { type AmiMessage, header } from '@hold-dialer/ami'
 import type { Agent } from '../agents/agent-tracker.js'
+import type { CallPhase } from './call-progress.js'
 import { callResult } from './call-result.js'
 import type { CallOutcome } from './outcomes.js'
 
@@ -68,6 +69,9 @@ export interface TrackedCall extends CallStart {
    */
   hangupRequests: Leg[]
   adopted: boolean
+  /** The last step logged (call-progress.ts) and when. */
+  phase?: CallPhase
+  phaseAt?: Date
 }
 
 export interface CallResult {
@@ -141,6 +145,8 @@ export class CallTracker {
       onAnswered?: (call: TrackedCall) => void
       /** Predictive: an agent's leg failed to join (busy, no answer): the customer is back on hold. */
       onAgentLegFailed?: (call: TrackedCall, dialStatus: string) => void
+      /** A step of the call for the log: customer ringing, answered, connected to the agent. */
+      onProgress?: (call: TrackedCall, phase: CallPhase) => void
     } = {},
   ) {}
 
@@ -361,15 +367,21 @@ export class CallTracker {
     const destId = header(event, 'destuniqueid')
     if (!destId) return
     const dest = this.#leg(call, destId, header(event, 'destchannel'))
-    // No caller: the Originate's own dial of the originated channel.
-    if (!callerId) return
+    // No caller: the Originate's own dial of the originated channel (predictive: the customer).
+    if (!callerId) {
+      if (call.mode === 'predictive' && destId === call.key) this.hooks.onProgress?.(call, 'customer ringing')
+      return
+    }
     const caller = this.#leg(call, callerId, header(event, 'channel'))
     if (caller.side === undefined) return
     // Only the originated channel dials the other party (dialer-outbound, dialer-agents). A Dial from
     // any other channel stays on its caller's side: a FreePBX-style desk context dialing the phone
     // (Local/1001@from-internal;2 -> PJSIP/1001), a customer route dialing on to the trunk.
     this.#assign(call, dest, callerId === call.key ? other(caller.side) : caller.side)
-    if (dest.side === 'customer') call.customerUniqueid ??= dest.uniqueid
+    if (dest.side === 'customer' && call.customerUniqueid === undefined) {
+      call.customerUniqueid = dest.uniqueid
+      this.hooks.onProgress?.(call, 'customer ringing')
+    }
   }
 
   #dialEnd(call: TrackedCall, event: AmiMessage): void {
@@ -387,11 +399,19 @@ export class CallTracker {
     const caller = this.#leg(call, callerId, header(event, 'channel'))
     if (caller.side === 'agent' && dest.side === 'customer') {
       call.dialStatus = status
-      if (status === 'ANSWER') this.#up(call, dest.uniqueid)
+      if (status === 'ANSWER') {
+        this.#up(call, dest.uniqueid)
+        // Progressive: the desk dialed the customer, so the answer bridges them.
+        if (call.mode !== 'predictive') this.hooks.onProgress?.(call, 'connected to agent')
+      }
     } else if (caller.side === 'customer' && dest.side === 'agent') {
       // Predictive: the customer's channel dialing an agent's desk.
-      if (status === 'ANSWER') call.bridgedAt ??= this.now()
-      else this.hooks.onAgentLegFailed?.(call, status)
+      if (status === 'ANSWER') {
+        if (!call.bridgedAt) {
+          call.bridgedAt = this.now()
+          this.hooks.onProgress?.(call, 'connected to agent')
+        }
+      } else this.hooks.onAgentLegFailed?.(call, status)
     }
   }
 
@@ -429,6 +449,7 @@ export class CallTracker {
     leg.up = true
     if (leg.side === 'customer' && !call.answeredAt) {
       call.answeredAt = this.now()
+      this.hooks.onProgress?.(call, 'customer answered')
       if (call.mode === 'predictive') this.hooks.onAnswered?.(call)
     }
   }
