@@ -53,6 +53,8 @@ for (const dialect of testDialects()) {
     // The probe (every 2 s) logs the return; the settle retry may have got through before it.
     await h.until('the return logged', () => lines.some((l) => l.msg === 'database available again'))
     t.pass('the return is logged')
+    // Stopped here, before the outage's teardown closes the database under a dialer still polling it.
+    await h.stopDialer()
   })
   recordDialectResult(dialect, t.name, result?.ok ?? false)
 }

@@ -225,6 +225,8 @@ for (const dialect of testDialects()) {
     }
     await outage.giveBack()
     await h.until('queue up again', async () => v(await scrape(app), 'hold_dialer_dialer_queue_up') === 1)
+    // Stopped here, before the outage's teardown closes the database under a dialer still polling it.
+    await h.stopDialer()
   })
   recordDialectResult(dialect, t.name, result?.ok ?? false)
 }
