@@ -294,6 +294,7 @@ export class Dialer {
         inHours,
         dialablePriorities: this.#dialable,
         pinnedAgentId: this.#d.config.callbackMode === 'pinned' ? agent.id : null,
+        callbackMode: this.#d.config.callbackMode,
         excludeIds,
       })
     // SQLite: every free agent's claim at once, so that they share one transaction and one fsync

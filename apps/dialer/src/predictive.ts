@@ -182,6 +182,7 @@ export class PredictiveEngine {
       pinnedAgentId: agent?.id ?? null,
       onlyMine: agent !== null,
       unpinnedOnly: this.#c.config.callbackMode === 'pinned',
+      callbackMode: this.#c.config.callbackMode,
       excludeIds: this.#c.cooldown(),
     })
     if (lead) this.#c.onClaimed()

@@ -18,8 +18,23 @@ export interface ClaimRequest {
   unpinnedOnly?: boolean
   /** Predictive mode's pinned claim: only leads pinned to `pinnedAgentId`, never the shared pool. */
   onlyMine?: boolean
+  /** CALLBACK_MODE: how a lead on the do-not-call list is ended (default: pinned when a pin is given). */
+  callbackMode?: 'pool' | 'pinned'
   /** Leads this dialer will not retry yet (a failed originate's cool-down). */
   excludeIds?: readonly number[]
+  /** The per-number caps (MAX_CALLS_PER_NUMBER_PER_DAY, MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER); absent: none. */
+  numberCaps?: NumberCaps
+}
+
+/**
+ * Limits on calls to one phone number across every lead that carries it. With either set, a number
+ * being dialed right now (a reserved lead with the same number) is not dialed again either.
+ */
+export interface NumberCaps {
+  /** No call to the number may have ended after this (now - MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER). */
+  lastEndedBefore?: Date
+  /** Fewer than `max` calls to the number started at or after `since` (today's start in TIMEZONE). */
+  perDay?: { since: Date; max: number }
 }
 
 export interface LeadClaim extends ClaimRequest {

@@ -1,0 +1,157 @@
+import type { NewMasterRow } from '@hold-dialer/db'
+import { forEachDialect } from '@hold-dialer/db/testing'
+import { toDbTime } from '@hold-dialer/rules'
+import t from 'tap'
+import { claimLead, type LeadClaim } from '../src/claim/claim.js'
+
+// The calling rules at claim: each a lead that would have been claimed and is not, then is claimed
+// at the first moment the rule allows. The claim takes its clock as `now`.
+
+const NOW = new Date('2026-11-23T12:00:00.000Z')
+const PAST = '2026-11-23 11:00:00.000'
+const at = (ms: number) => new Date(NOW.getTime() + ms)
+
+let serial = 0
+function row(oli: string, phone: string, fields: Partial<NewMasterRow> = {}): NewMasterRow {
+  serial += 1
+  return {
+    oli_id: oli,
+    phone_number: phone,
+    client_name: oli,
+    form_type: 'hold',
+    priority_id: 1,
+    dial_status: 'Pending',
+    call_count: 0,
+    isReserved: 0,
+    isRnrSent: 0,
+    status: 1,
+    // Older leads first: the push order is the claim order of Pending.
+    push_date: toDbTime(new Date(Date.parse('2026-11-20T00:00:00Z') + serial * 1000)),
+    created_at: PAST,
+    ...fields,
+  }
+}
+
+forEachDialect(t, async (t, database) => {
+  const handle = database.handle
+  const { kysely: db } = handle
+  const agent = async (name: string) =>
+    Number(
+      (
+        await db
+          .insertInto('dialer_employee')
+          .values({ name, extension: null, email: null, presence: 'ready' })
+          .executeTakeFirstOrThrow()
+      ).insertId,
+    )
+  const claim = (agentId: number | null, fields: Partial<LeadClaim> = {}) =>
+    claimLead(handle, {
+      agentId,
+      dialerId: 'd1',
+      now: NOW,
+      inHours: true,
+      dialablePriorities: [1, 2, 8],
+      pinnedAgentId: null,
+      ...fields,
+    })
+  const master = (oli: string) =>
+    db.selectFrom('hold_dialer_master_data').selectAll().where('oli_id', '=', oli).executeTakeFirst()
+  const disposed = (oli: string) =>
+    db.selectFrom('hold_dialer_disposed').selectAll().where('oli_id', '=', oli).execute()
+  const onCall = async (id: number) =>
+    (
+      await db
+        .selectFrom('dialer_employee')
+        .select('on_call_by')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+    ).on_call_by
+  const list = (digits: string, expires: Date | null = null) =>
+    db
+      .insertInto('hold_dialer_dnc')
+      .values({ digits, source: 'test', added_at: PAST, expires_at: expires && toDbTime(expires) })
+      .execute()
+  /** Puts every live lead out of the way, so each test sees only its own. */
+  const clear = () => db.updateTable('hold_dialer_master_data').set({ dial_status: 'Received' }).execute()
+
+  t.test('do-not-call, pool: a listed lead is archived as dnc, never dialed; the next lead is', async (t) => {
+    await clear()
+    await list('5551000001')
+    await db
+      .insertInto('hold_dialer_master_data')
+      .values([row('DNC-A', '5551000001'), row('DNC-B', '5551000002')])
+      .execute()
+    const a = await agent('dnc-pool')
+    t.match(await claim(a, { callbackMode: 'pool' }), { oli_id: 'DNC-B' }, 'the unlisted lead is dialed')
+    t.equal(await master('DNC-A'), undefined, 'the listed lead left master')
+    t.match(await disposed('DNC-A'), [
+      { disposed_reason: 'dnc', dial_status: 'Archived', last_dial_result: 'DNC', call_count: 0 },
+    ])
+    t.equal(await onCall(a), 'd1')
+  })
+
+  t.test('do-not-call, pool: only listed leads due: they are ended, the agent is left free', async (t) => {
+    await clear()
+    await list('5551000003')
+    await db
+      .insertInto('hold_dialer_master_data')
+      .values([
+        row('DNC-C', '5551000003'),
+        row('DNC-D', '5551000003', { dial_status: 'Not Connected', next_retry_at: PAST, call_count: 1 }),
+      ])
+      .execute()
+    const a = await agent('dnc-free')
+    t.equal(await claim(a, { callbackMode: 'pool' }), undefined)
+    t.equal(await onCall(a), null, 'no lead: the agent is free')
+    t.equal(await master('DNC-C'), undefined)
+    t.equal(await master('DNC-D'), undefined)
+    t.equal((await disposed('DNC-C')).length + (await disposed('DNC-D')).length, 2, 'both archived, and kept')
+  })
+
+  t.test('do-not-call, pinned: Disposed and kept on master; dialed after the entry expires', async (t) => {
+    await clear()
+    const expires = at(3600_000)
+    await list('5551000004', expires)
+    const a = await agent('dnc-pinned')
+    await db
+      .insertInto('hold_dialer_master_data')
+      .values([row('DNC-E', '5551000004', { agent_id: a })])
+      .execute()
+    t.equal(await claim(a, { pinnedAgentId: a, callbackMode: 'pinned' }), undefined)
+    t.match(await master('DNC-E'), { dial_status: 'Disposed', last_dial_result: 'DNC', isReserved: 0 })
+    t.equal(await onCall(a), null)
+    // The same number pushed again under another lead: still listed until the expiry, then dialed.
+    await db
+      .insertInto('hold_dialer_master_data')
+      .values([row('DNC-F', '5551000004', { agent_id: a })])
+      .execute()
+    t.equal(
+      await claim(a, { pinnedAgentId: a, callbackMode: 'pinned', now: at(3599_999) }),
+      undefined,
+      'a millisecond before the expiry it is still listed',
+    )
+    t.match(await master('DNC-F'), { dial_status: 'Disposed' })
+    await db
+      .updateTable('hold_dialer_master_data')
+      .set({ dial_status: 'Pending', last_dial_result: null })
+      .where('oli_id', '=', 'DNC-F')
+      .execute()
+    t.match(
+      await claim(a, { pinnedAgentId: a, callbackMode: 'pinned', now: at(3600_000) }),
+      { oli_id: 'DNC-F' },
+      'pushed again, it is dialed from the expiry on',
+    )
+  })
+
+  t.test('do-not-call, predictive pinned pool (no agent): Disposed, not archived', async (t) => {
+    await clear()
+    await list('5551000005')
+    await db
+      .insertInto('hold_dialer_master_data')
+      .values([row('DNC-G', '5551000005'), row('DNC-H', '5551000006')])
+      .execute()
+    t.match(await claim(null, { unpinnedOnly: true, callbackMode: 'pinned' }), { oli_id: 'DNC-H' })
+    t.match(await master('DNC-G'), { dial_status: 'Disposed', last_dial_result: 'DNC' })
+    t.same(await disposed('DNC-G'), [])
+  })
+})
