@@ -9,6 +9,7 @@ import { progressiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
 import { reconcileAfterLogin } from './calls/reconcile.js'
 import { type ClaimedLead, claimLead } from './claim/claim.js'
+import { claimRules } from './claim/rules.js'
 import { PredictiveEngine } from './predictive.js'
 import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
@@ -286,6 +287,7 @@ export class Dialer {
     const inHours = isWithinWorkingHours(now, this.#d.config.hours)
     const agents = [...this.#agents.available(now, this.#calls.busyAgentIds())]
     const excludeIds = [...this.#cooldown.keys()]
+    const rules = claimRules(this.#d.config, now)
     const claimFor = (agent: (typeof agents)[number]) =>
       claimLead(this.#d.db, {
         agentId: agent.id,
@@ -296,6 +298,7 @@ export class Dialer {
         pinnedAgentId: this.#d.config.callbackMode === 'pinned' ? agent.id : null,
         callbackMode: this.#d.config.callbackMode,
         excludeIds,
+        ...rules,
       })
     // SQLite: every free agent's claim at once, so that they share one transaction and one fsync
     // (`claimLead`). MySQL: one after another. Dialers that share agents all see an agent free at

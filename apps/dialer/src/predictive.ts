@@ -7,6 +7,7 @@ import type { Agent, AgentTracker } from './agents/agent-tracker.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { originateCall } from './calls/originate-call.js'
 import { type ClaimedLead, claimLead } from './claim/claim.js'
+import { claimRules } from './claim/rules.js'
 import { countAnswered, windowTotals } from './sql/abandon-stats.js'
 import { releaseAgent, takeAgent } from './sql/take-agent.js'
 
@@ -184,6 +185,7 @@ export class PredictiveEngine {
       unpinnedOnly: this.#c.config.callbackMode === 'pinned',
       callbackMode: this.#c.config.callbackMode,
       excludeIds: this.#c.cooldown(),
+      ...claimRules(this.#c.config, now),
     })
     if (lead) this.#c.onClaimed()
     return lead

@@ -71,6 +71,33 @@ forEachDialect(t, async (t, database) => {
       .insertInto('hold_dialer_dnc')
       .values({ digits, source: 'test', added_at: PAST, expires_at: expires && toDbTime(expires) })
       .execute()
+  const attempt = (phone: string, startedAt: Date, endedAt: Date) =>
+    db
+      .insertInto('hold_dialer_call_attempts')
+      .values({
+        master_id: 0,
+        oli_id: 'earlier',
+        attempt_no: 1,
+        dialer_id: 'd1',
+        dial_mode: 'progressive',
+        agent_id: null,
+        agent_extension: null,
+        phone_number: phone,
+        action_id: null,
+        uniqueid: null,
+        linkedid: null,
+        outcome: 'Not Connected',
+        ami_dial_status: 'BUSY',
+        originate_reason: null,
+        hangup_cause: 17,
+        hangup_cause_txt: null,
+        hangup_by: null,
+        started_at: toDbTime(startedAt),
+        answered_at: null,
+        ended_at: toDbTime(endedAt),
+        talk_seconds: null,
+      })
+      .execute()
   /** Puts every live lead out of the way, so each test sees only its own. */
   const clear = () => db.updateTable('hold_dialer_master_data').set({ dial_status: 'Received' }).execute()
 
@@ -153,5 +180,68 @@ forEachDialect(t, async (t, database) => {
     t.match(await claim(null, { unpinnedOnly: true, callbackMode: 'pinned' }), { oli_id: 'DNC-H' })
     t.match(await master('DNC-G'), { dial_status: 'Disposed', last_dial_result: 'DNC' })
     t.same(await disposed('DNC-G'), [])
+  })
+
+  t.test(
+    'per-number gap: a number called minutes ago waits; other leads go first; then it is dialed',
+    async (t) => {
+      await clear()
+      await attempt('5552000001', at(-400_000), at(-300_000))
+      await db
+        .insertInto('hold_dialer_master_data')
+        .values([row('GAP-A', '5552000001'), row('GAP-B', '5552000002')])
+        .execute()
+      const caps = (now: Date) => ({
+        now,
+        numberCaps: { lastEndedBefore: new Date(now.getTime() - 600_000) },
+      })
+      t.match(await claim(null, caps(NOW)), { oli_id: 'GAP-B' }, 'ended 5 minutes ago: skipped')
+      t.equal(
+        await claim(null, caps(at(299_999))),
+        undefined,
+        'a millisecond before the 10 minutes: still not',
+      )
+      t.match(await claim(null, caps(at(300_000))), { oli_id: 'GAP-A' }, '10 minutes after the call ended')
+      t.match(await claim(null), undefined, 'without caps nothing else is due either')
+    },
+  )
+
+  t.test('per-number: two leads of one number are never dialed at once', async (t) => {
+    await clear()
+    await db
+      .insertInto('hold_dialer_master_data')
+      .values([row('DUP-A', '5552000003'), row('DUP-B', '5552000003'), row('DUP-C', '5552000004')])
+      .execute()
+    const caps = { numberCaps: { lastEndedBefore: at(-60_000) } }
+    t.match(await claim(null, caps), { oli_id: 'DUP-A' })
+    t.match(await claim(null, caps), { oli_id: 'DUP-C' }, 'DUP-B waits: its number is being dialed')
+    t.equal(await claim(null, caps), undefined)
+    t.match(await claim(null), { oli_id: 'DUP-B' }, 'without the caps it would have been dialed')
+  })
+
+  t.test('per-number day cap: the third call of the day waits for the next day', async (t) => {
+    await clear()
+    await attempt('5552000005', at(-7200_000), at(-7190_000))
+    await attempt('5552000005', at(-3600_000), at(-3590_000))
+    await attempt('5552000005', at(-86_400_000), at(-86_390_000))
+    await db
+      .insertInto('hold_dialer_master_data')
+      .values([row('DAY-A', '5552000005'), row('DAY-B', '5552000006', { agent_id: null })])
+      .execute()
+    const a = await agent('day-cap')
+    const dayStart = new Date('2026-11-23T00:00:00Z')
+    const caps = (since: Date, now = NOW) => ({ now, numberCaps: { perDay: { since, max: 2 } } })
+    t.match(await claim(a, { pinnedAgentId: a, ...caps(dayStart) }), { oli_id: 'DAY-B' })
+    const b = await agent('day-cap-2')
+    t.equal(await claim(b, { pinnedAgentId: b, ...caps(dayStart) }), undefined, 'two calls today: capped')
+    t.equal(await onCall(b), null)
+    t.match(
+      await claim(b, {
+        pinnedAgentId: b,
+        ...caps(new Date('2026-11-24T00:00:00Z'), new Date('2026-11-24T00:00:00Z')),
+      }),
+      { oli_id: 'DAY-A' },
+      'dialed from the next day on',
+    )
   })
 })

@@ -185,6 +185,14 @@ export const EnvConfigSchema = Type.Object({
     description: 'a fraction 0-1 such as 0.03',
   }),
   abandonWindow: oneOf(['30d', '24h'], '30d'),
+  // Calling rules (issue 16). 0 turns a cap off, which is the default: the spec has none.
+  maxCallsPerNumberPerDay: Type.Integer({
+    minimum: 0,
+    maximum: 1000,
+    default: 0,
+    description: 'an integer 0-1000 (0: no cap)',
+  }),
+  minSecondsBetweenCallsToNumber: seconds(0, 0),
 })
 
 /** The validated, frozen configuration. */

@@ -107,4 +107,6 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('COMPLIANCE_SECONDS', ['complianceSeconds'], asNumber),
   variable('ABANDON_RATE_MAX', ['abandonRateMax'], asNumber),
   variable('ABANDON_WINDOW', ['abandonWindow'], asText),
+  variable('MAX_CALLS_PER_NUMBER_PER_DAY', ['maxCallsPerNumberPerDay'], asInteger),
+  variable('MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', ['minSecondsBetweenCallsToNumber'], asInteger),
 ]

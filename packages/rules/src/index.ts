@@ -81,6 +81,7 @@ export {
 export {
   addDays,
   daysBetween,
+  inZone,
   type LocalDate,
   localDateOf,
 } from './zoned-time.js'

@@ -47,6 +47,8 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['COMPLIANCE_SECONDS', 2],
   ['ABANDON_RATE_MAX', 0.03],
   ['ABANDON_WINDOW', '30d'],
+  ['MAX_CALLS_PER_NUMBER_PER_DAY', 0],
+  ['MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', 0],
 ]
 
 t.test('the table of defaults covers every variable', async (t) => {

@@ -73,6 +73,8 @@ const REFUSED: Array<[string, string, string]> = [
   ['ABANDON_RATE_MAX', '3%', 'a fraction 0-1 such as 0.03'],
   ['ABANDON_RATE_MAX', '1.5', 'a fraction 0-1 such as 0.03'],
   ['ABANDON_WINDOW', '7d', 'one of 30d, 24h'],
+  ['MAX_CALLS_PER_NUMBER_PER_DAY', '-1', 'an integer 0-1000 (0: no cap)'],
+  ['MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', '1.5', 'an integer 0-2147483 (seconds)'],
 ]
 
 t.test('every variable with rules has a refused value in the table', async (t) => {

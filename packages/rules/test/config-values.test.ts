@@ -59,6 +59,8 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['ABANDON_RATE_MAX', '0.05', 0.05],
   ['ABANDON_RATE_MAX', '0', 0],
   ['ABANDON_WINDOW', '24h', '24h'],
+  ['MAX_CALLS_PER_NUMBER_PER_DAY', '3', 3],
+  ['MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', '600', 600],
 ]
 
 t.test('every variable accepts a valid value', async (t) => {

@@ -1,0 +1,25 @@
+import { type Config, inZone } from '@hold-dialer/rules'
+import type { ClaimRequest } from './request.js'
+
+/** The calling rules' part of a claim request, from the configuration, at `now`. */
+export type ClaimRules = Pick<ClaimRequest, 'numberCaps'>
+
+/**
+ * What the calling rules allow at `now`, computed once per claim round (not per lead: the claim's
+ * queries then compare stored values with these constants, through indexes).
+ */
+export function claimRules(config: Config, now: Date): ClaimRules {
+  const rules: ClaimRules = {}
+  const gap = config.minSecondsBetweenCallsToNumber
+  const perDay = config.maxCallsPerNumberPerDay
+  if (gap > 0 || perDay > 0) {
+    rules.numberCaps = {
+      ...(gap > 0 ? { lastEndedBefore: new Date(now.getTime() - gap * 1000) } : {}),
+      // The day is the centre's calendar day in TIMEZONE, as the retry pattern's days are.
+      ...(perDay > 0
+        ? { perDay: { since: inZone(now, config.timezone).startOf('day').toJSDate(), max: perDay } }
+        : {}),
+    }
+  }
+  return rules
+}
