@@ -81,5 +81,31 @@ forEachDialect(t, async (t, database) => {
       const [second] = await h.attempts(`CAP-${mode}-2`)
       t.equal(second?.started_at, '2026-11-23 12:10:00.000')
     })
+
+    t.test(
+      `${mode}, pinned: PINNED_FALLBACK_MINUTES lets another agent take a lead its agent left`,
+      async (t) => {
+        const h = await harness(t, database, {
+          env: { ...env, CALLBACK_MODE: 'pinned', PINNED_FALLBACK_MINUTES: '30' },
+          now: '2026-11-23T12:00:00.000Z',
+        })
+        const base = mode === 'progressive' ? '810' : '820'
+        const away = await h.addAgent(`${base}5`, { presence: 'paused' })
+        await h.addAgent(`${base}6`)
+        await h.push(lead(`FB-${mode}`, `555${base}0005`, { agent_id: away }))
+        await h.dialer.claimRounds()
+        t.match(await h.lead(`FB-${mode}`), { dial_status: 'Pending', call_count: 0 }, 'its agent is away')
+        await h.setClock('2026-11-23T12:29:59.999Z')
+        await h.dialer.claimRounds()
+        t.equal(h.sim.calls.filter((c) => c.number === `555${base}0005`).length, 0, 'not before 30 minutes')
+        await h.setClock('2026-11-23T12:30:00.000Z')
+        await h.until(
+          'dialed by the other agent',
+          async () => (await h.lead(`FB-${mode}`))?.dial_status === 'Received',
+        )
+        t.match(await h.attempts(`FB-${mode}`), [{ agent_extension: `${base}6` }])
+        t.match(await h.lead(`FB-${mode}`), { agent_id: away }, 'pin kept')
+      },
+    )
   }
 })

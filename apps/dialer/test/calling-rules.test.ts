@@ -1,8 +1,9 @@
 import type { NewMasterRow } from '@hold-dialer/db'
 import { forEachDialect } from '@hold-dialer/db/testing'
-import { toDbTime } from '@hold-dialer/rules'
+import { parseConfig, toDbTime } from '@hold-dialer/rules'
 import t from 'tap'
 import { claimLead, type LeadClaim } from '../src/claim/claim.js'
+import { claimRules } from '../src/claim/rules.js'
 
 // The calling rules at claim: each a lead that would have been claimed and is not, then is claimed
 // at the first moment the rule allows. The claim takes its clock as `now`.
@@ -244,4 +245,90 @@ forEachDialect(t, async (t, database) => {
       'dialed from the next day on',
     )
   })
+
+  t.test(
+    'pinned fallback: another agent takes a lead its own agent has not taken for the minutes set',
+    async (t) => {
+      await clear()
+      // Working hours 09:00-18:00 UTC; the lead was pushed at 10:00 and its agent is away.
+      const config = (minutes: number) =>
+        parseConfig(
+          { CALLBACK_MODE: 'pinned', TIMEZONE: 'UTC', PINNED_FALLBACK_MINUTES: String(minutes) },
+          { hostZone: 'UTC' },
+        )
+      const away = await agent('fallback-away')
+      const other = await agent('fallback-other')
+      await db
+        .insertInto('hold_dialer_master_data')
+        .values([row('FB-A', '5553000001', { agent_id: away, push_date: '2026-11-23 10:00:00.000' })])
+        .execute()
+      const claimAt = (iso: string, minutes: number, fields: Partial<LeadClaim> = {}) => {
+        const now = new Date(iso)
+        return claim(other, {
+          now,
+          pinnedAgentId: other,
+          callbackMode: 'pinned',
+          ...claimRules(config(minutes), now),
+          ...fields,
+        })
+      }
+      t.equal(
+        await claimAt('2026-11-24T10:00:00Z', 0),
+        undefined,
+        'off (the default): never, even a day later',
+      )
+      t.equal(await claimAt('2026-11-23T10:29:59.999Z', 30), undefined, 'not before 30 minutes')
+      t.equal(await onCall(other), null)
+      t.match(await claimAt('2026-11-23T10:30:00Z', 30), { oli_id: 'FB-A', agent_id: away }, 'at 30 minutes')
+      t.match(await master('FB-A'), { agent_id: away, dial_status: 'Calling' }, 'the pin is kept')
+    },
+  )
+
+  t.test(
+    'pinned fallback counts working time only for Pending; a callback counts from its time',
+    async (t) => {
+      await clear()
+      const config = parseConfig(
+        { CALLBACK_MODE: 'pinned', TIMEZONE: 'UTC', PINNED_FALLBACK_MINUTES: '30' },
+        { hostZone: 'UTC' },
+      )
+      const away = await agent('fb-night-away')
+      await db
+        .insertInto('hold_dialer_master_data')
+        .values([
+          row('FB-NIGHT', '5553000002', { agent_id: away, push_date: '2026-11-22 17:55:00.000' }),
+          row('FB-CB', '5553000003', {
+            agent_id: away,
+            priority_id: 2,
+            dial_status: 'Callback',
+            callback_scheduled_at: '2026-11-23 20:00:00.000',
+          }),
+        ])
+        .execute()
+      const pool = (iso: string, inHours: boolean) => {
+        const now = new Date(iso)
+        // Predictive pinned mode's overdial pool: no agent, never a pinned lead but an overdue one.
+        return claim(null, {
+          now,
+          inHours,
+          unpinnedOnly: true,
+          callbackMode: 'pinned',
+          ...claimRules(config, now),
+        })
+      }
+      t.equal(
+        await pool('2026-11-23T09:00:00Z', true),
+        undefined,
+        'waited overnight, but not 30 working minutes',
+      )
+      t.equal(await pool('2026-11-23T09:29:59.999Z', true), undefined)
+      t.match(await pool('2026-11-23T09:30:00Z', true), { oli_id: 'FB-NIGHT' }, '30 minutes after WORK_START')
+      t.equal(await pool('2026-11-23T20:29:59.999Z', false), undefined, 'the callback, out of hours, not yet')
+      t.match(
+        await pool('2026-11-23T20:30:00Z', false),
+        { oli_id: 'FB-CB', agent_id: away },
+        '30 minutes after its time',
+      )
+    },
+  )
 })

@@ -193,6 +193,12 @@ export const EnvConfigSchema = Type.Object({
     description: 'an integer 0-1000 (0: no cap)',
   }),
   minSecondsBetweenCallsToNumber: seconds(0, 0),
+  pinnedFallbackMinutes: Type.Integer({
+    minimum: 0,
+    maximum: 525_600,
+    default: 0,
+    description: 'an integer 0-525600 (minutes; 0: never)',
+  }),
 })
 
 /** The validated, frozen configuration. */

@@ -109,4 +109,5 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('ABANDON_WINDOW', ['abandonWindow'], asText),
   variable('MAX_CALLS_PER_NUMBER_PER_DAY', ['maxCallsPerNumberPerDay'], asInteger),
   variable('MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', ['minSecondsBetweenCallsToNumber'], asInteger),
+  variable('PINNED_FALLBACK_MINUTES', ['pinnedFallbackMinutes'], asInteger),
 ]

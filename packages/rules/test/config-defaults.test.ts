@@ -49,6 +49,7 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['ABANDON_WINDOW', '30d'],
   ['MAX_CALLS_PER_NUMBER_PER_DAY', 0],
   ['MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', 0],
+  ['PINNED_FALLBACK_MINUTES', 0],
 ]
 
 t.test('the table of defaults covers every variable', async (t) => {

@@ -75,6 +75,7 @@ const REFUSED: Array<[string, string, string]> = [
   ['ABANDON_WINDOW', '7d', 'one of 30d, 24h'],
   ['MAX_CALLS_PER_NUMBER_PER_DAY', '-1', 'an integer 0-1000 (0: no cap)'],
   ['MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', '1.5', 'an integer 0-2147483 (seconds)'],
+  ['PINNED_FALLBACK_MINUTES', '525601', 'an integer 0-525600 (minutes; 0: never)'],
 ]
 
 t.test('every variable with rules has a refused value in the table', async (t) => {

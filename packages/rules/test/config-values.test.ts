@@ -61,6 +61,7 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['ABANDON_WINDOW', '24h', '24h'],
   ['MAX_CALLS_PER_NUMBER_PER_DAY', '3', 3],
   ['MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', '600', 600],
+  ['PINNED_FALLBACK_MINUTES', '30', 30],
 ]
 
 t.test('every variable accepts a valid value', async (t) => {

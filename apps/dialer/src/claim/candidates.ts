@@ -39,7 +39,8 @@ export type ClaimedLead = Omit<ClaimedColumns, 'dial_status' | 'next_retry_at'> 
 }
 
 export type Category = 'callback' | 'retry' | 'pending'
-export type Pin = 'mine' | 'unpinned' | 'any'
+/** `overdue`: pinned to another agent and waiting longer than PINNED_FALLBACK_MINUTES. */
+export type Pin = 'mine' | 'unpinned' | 'overdue' | 'any'
 type RetryStatus = 'Not Connected' | 'Abandoned'
 
 /**
@@ -71,18 +72,27 @@ export function claimParts(req: ClaimRequest, dialect: Dialect): Part[] {
       : req.unpinnedOnly
         ? ['unpinned']
         : ['any']
+  const fallback = req.pinnedFallback
   const parts: Part[] = []
   let group = 0
   for (const pin of pins) {
     for (const category of categories) {
-      if (category !== 'retry') parts.push({ index: parts.length, group, pin, category })
-      else {
-        for (const status of ['Not Connected', 'Abandoned'] as const) {
-          if (dialect === 'mysql') {
-            parts.push({ index: parts.length, group, pin, category, status, retryAt: 'either' })
-          } else {
-            parts.push({ index: parts.length, group, pin, category, status, retryAt: 'none' })
-            parts.push({ index: parts.length, group, pin, category, status, retryAt: 'passed' })
+      // A lead overdue for its agent is taken as if unpinned: in the unpinned parts' group, so the
+      // usual order (oldest first) decides between them.
+      const alike: Pin[] =
+        pin === 'unpinned' && fallback && (category === 'callback' || fallback.workingTimeToo)
+          ? ['unpinned', 'overdue']
+          : [pin]
+      for (const p of alike) {
+        if (category !== 'retry') parts.push({ index: parts.length, group, pin: p, category })
+        else {
+          for (const status of ['Not Connected', 'Abandoned'] as const) {
+            if (dialect === 'mysql') {
+              parts.push({ index: parts.length, group, pin: p, category, status, retryAt: 'either' })
+            } else {
+              parts.push({ index: parts.length, group, pin: p, category, status, retryAt: 'none' })
+              parts.push({ index: parts.length, group, pin: p, category, status, retryAt: 'passed' })
+            }
           }
         }
       }
@@ -90,6 +100,16 @@ export function claimParts(req: ClaimRequest, dialect: Dialect): Part[] {
     }
   }
   return parts
+}
+
+/**
+ * Since when an overdue part's lead has been due: a callback since its time, a retry since its retry
+ * time (or its last attempt, or its push), Pending since its push (or the WORK_START it waited for).
+ */
+const DUE_SINCE: Record<Category, string> = {
+  callback: 'callback_scheduled_at',
+  retry: 'COALESCE(next_retry_at, last_attempt_at, push_date)',
+  pending: 'COALESCE(next_retry_at, push_date)',
 }
 
 /**
@@ -138,6 +158,15 @@ export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode
     params.push(req.pinnedAgentId)
   }
   if (part.pin === 'unpinned') where.push('agent_id IS NULL')
+  if (part.pin === 'overdue') {
+    where.push('agent_id IS NOT NULL')
+    if (req.pinnedAgentId !== null) {
+      where.push('agent_id <> ?')
+      params.push(req.pinnedAgentId)
+    }
+    where.push(`${DUE_SINCE[part.category]} <= ?`)
+    params.push(toDbTime(req.pinnedFallback!.dueBefore))
+  }
   numberCapsWhere(req, where, params)
   if (mode === 'probe') {
     return {

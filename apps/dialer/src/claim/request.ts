@@ -22,6 +22,12 @@ export interface ClaimRequest {
   callbackMode?: 'pool' | 'pinned'
   /** Leads this dialer will not retry yet (a failed originate's cool-down). */
   excludeIds?: readonly number[]
+  /**
+   * PINNED_FALLBACK_MINUTES: leads pinned to another agent that have been due since `dueBefore` are
+   * claimable too, as if unpinned (the pin is kept). `workingTimeToo` false: the centre opened less
+   * than that long ago, so only due callbacks can have waited that long for their agent.
+   */
+  pinnedFallback?: { dueBefore: Date; workingTimeToo: boolean }
   /** The per-number caps (MAX_CALLS_PER_NUMBER_PER_DAY, MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER); absent: none. */
   numberCaps?: NumberCaps
 }

@@ -1,8 +1,8 @@
-import { type Config, inZone } from '@hold-dialer/rules'
+import { type Config, inZone, localDateOf, workStartOfDay } from '@hold-dialer/rules'
 import type { ClaimRequest } from './request.js'
 
 /** The calling rules' part of a claim request, from the configuration, at `now`. */
-export type ClaimRules = Pick<ClaimRequest, 'numberCaps'>
+export type ClaimRules = Pick<ClaimRequest, 'numberCaps' | 'pinnedFallback'>
 
 /**
  * What the calling rules allow at `now`, computed once per claim round (not per lead: the claim's
@@ -20,6 +20,14 @@ export function claimRules(config: Config, now: Date): ClaimRules {
         ? { perDay: { since: inZone(now, config.timezone).startOf('day').toJSDate(), max: perDay } }
         : {}),
     }
+  }
+  const fallback = config.pinnedFallbackMinutes
+  if (fallback > 0 && config.callbackMode === 'pinned') {
+    const dueBefore = new Date(now.getTime() - fallback * 60_000)
+    // Only working time counts for Pending and retries: a lead left overnight is not overdue at
+    // WORK_START; its agent has the first PINNED_FALLBACK_MINUTES of the day to take it.
+    const today = localDateOf(now, config.timezone)
+    rules.pinnedFallback = { dueBefore, workingTimeToo: workStartOfDay(today, config.hours) <= dueBefore }
   }
   return rules
 }
