@@ -9,10 +9,11 @@ import { progressiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
 import { reconcileAfterLogin } from './calls/reconcile.js'
 import { type ClaimedLead, claimLead } from './claim/claim.js'
-import { claimRules } from './claim/rules.js'
+import { claimRules, type StoredZones } from './claim/rules.js'
 import { PredictiveEngine } from './predictive.js'
 import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
+import { readStoredZones } from './sql/customer-zones.js'
 import { refreshReservations, writeHeartbeat } from './sql/heartbeat.js'
 import { expiredReservations, releaseReservation, releaseStaleAgents } from './sql/release-stale.js'
 
@@ -41,6 +42,8 @@ export interface DialerTiming {
   settleRetryMs: number
   /** How long an agent whose desk refused a call is offered none (AGENT_REST_MS). */
   agentRestMs: number
+  /** Period of the read of the stored customer zones (CALLING_HOURS). */
+  zonesMs: number
 }
 
 const DEFAULT_TIMING: DialerTiming = {
@@ -50,6 +53,7 @@ const DEFAULT_TIMING: DialerTiming = {
   expireMs: 1000,
   settleRetryMs: 2000,
   agentRestMs: AGENT_REST_MS,
+  zonesMs: 5000,
 }
 
 /** Delay before a failed AMI sync (device states, live channels, own reservations) is tried again. */
@@ -85,6 +89,8 @@ export class Dialer {
   /** Pending timers, each removed when it fires (a daemon runs for months: the set must not grow). */
   readonly #timers = new Set<NodeJS.Timeout>()
   #dialable: number[] = []
+  /** The stored customer zones as last read; until the first read, none (no lead is in hours). */
+  #zones: StoredZones = { values: [], hasUnzoned: false }
   readonly #predictive: PredictiveEngine | undefined
   #synced = false
   /** The sync under way; `#syncAgain`: a login came during it, so it runs once more after. */
@@ -128,6 +134,7 @@ export class Dialer {
         now: this.#now,
         dialerId: deps.dialerId,
         dialable: () => this.#dialable,
+        rules: (now) => claimRules(deps.config, now, this.#zones),
         cooldown: () => [...this.#cooldown.keys()],
         busyHere: () => this.#calls.busyAgentIds(),
         onClaimed: () => {
@@ -146,6 +153,8 @@ export class Dialer {
         wrapSeconds: deps.config.wrapSeconds,
         rnrMailTo: deps.config.smtp.to,
         now: this.#now,
+        callingHours: deps.config.customerHours,
+        hours: deps.config.hours,
       },
       deps.logger,
       (err) => this.#availability.report(err) !== undefined,
@@ -171,9 +180,11 @@ export class Dialer {
     ami.on('event', (e: AmiMessage) => this.#onEvent(e))
     ami.on('state', (s: string) => this.#onAmiState(s))
     await this.#refreshRoster()
+    await this.#refreshZones()
     await this.#heartbeat()
     if (ami.state === 'connected') await this.#sync()
     this.#every(this.#timing.rosterMs, () => this.#refreshRoster())
+    if (this.#d.config.customerHours) this.#every(this.#timing.zonesMs, () => this.#refreshZones())
     this.#every(this.#d.config.heartbeatSeconds * 1000, () => this.#heartbeat())
     this.#every(this.#timing.staleMs, () => this.#releaseExpired())
     this.#every(this.#timing.expireMs, async () => this.#expireCalls())
@@ -287,7 +298,7 @@ export class Dialer {
     const inHours = isWithinWorkingHours(now, this.#d.config.hours)
     const agents = [...this.#agents.available(now, this.#calls.busyAgentIds())]
     const excludeIds = [...this.#cooldown.keys()]
-    const rules = claimRules(this.#d.config, now)
+    const rules = claimRules(this.#d.config, now, this.#zones)
     const claimFor = (agent: (typeof agents)[number]) =>
       claimLead(this.#d.db, {
         agentId: agent.id,
@@ -408,6 +419,10 @@ export class Dialer {
     if (this.#synced && this.#d.ami.state === 'connected') {
       await this.#desks.askMissing(this.#d.ami, this.#extensions())
     }
+  }
+
+  async #refreshZones(): Promise<void> {
+    if (this.#d.config.customerHours) this.#zones = await readStoredZones(this.#d.db.kysely)
   }
 
   #extensions(): string[] {

@@ -7,7 +7,7 @@ import type { Agent, AgentTracker } from './agents/agent-tracker.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { originateCall } from './calls/originate-call.js'
 import { type ClaimedLead, claimLead } from './claim/claim.js'
-import { claimRules } from './claim/rules.js'
+import type { ClaimRules } from './claim/rules.js'
 import { countAnswered, windowTotals } from './sql/abandon-stats.js'
 import { releaseAgent, takeAgent } from './sql/take-agent.js'
 
@@ -23,6 +23,8 @@ export interface PredictiveContext {
   now: () => Date
   dialerId: string
   dialable(): number[]
+  /** The calling rules' part of a claim at `now` (claim/rules.ts). */
+  rules(now: Date): ClaimRules
   cooldown(): number[]
   /** Agents held by this dialer's calls. */
   busyHere(): Set<number>
@@ -185,7 +187,7 @@ export class PredictiveEngine {
       unpinnedOnly: this.#c.config.callbackMode === 'pinned',
       callbackMode: this.#c.config.callbackMode,
       excludeIds: this.#c.cooldown(),
-      ...claimRules(this.#c.config, now),
+      ...this.#c.rules(now),
     })
     if (lead) this.#c.onClaimed()
     return lead

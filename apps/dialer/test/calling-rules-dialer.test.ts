@@ -107,5 +107,39 @@ forEachDialect(t, async (t, database) => {
         t.match(await h.lead(`FB-${mode}`), { agent_id: away }, 'pin kept')
       },
     )
+
+    t.test(
+      `${mode}: CALLING_HOURS on the customer's clock; a retry moved to 08:00 there, across DST`,
+      async (t) => {
+        // The centre (UTC) is open all day; the customer is in New York (DEFAULT_COUNTRY US: national digits).
+        const h = await harness(t, database, {
+          env: { ...env, CALLING_HOURS: '08:00-21:00', DEFAULT_COUNTRY: 'US', RETRY_SECONDS: '3600' },
+          // 06:30 EDT on Saturday 2026-10-31.
+          now: '2026-10-31T10:30:00.000Z',
+        })
+        await h.addAgent(mode === 'progressive' ? '8107' : '8207')
+        const number = mode === 'progressive' ? '2125550107' : '2125550207'
+        h.sim.setOutcome(number, { kind: 'busy' })
+        await h.push(lead(`TZ-${mode}`, number))
+        t.match(await h.lead(`TZ-${mode}`), { customer_tz: 'America/New_York' }, 'derived at push')
+        await h.dialer.claimRounds()
+        t.equal(h.sim.calls.filter((c) => c.number === number).length, 0, '06:30 in New York: not called')
+        await h.setClock('2026-10-31T11:59:59.999Z')
+        await h.dialer.claimRounds()
+        t.equal(h.sim.calls.filter((c) => c.number === number).length, 0, '07:59 EDT: not yet')
+        await h.setClock('2026-11-01T00:30:00.000Z')
+        await h.until('called at 20:30 EDT', async () => (await h.attempts(`TZ-${mode}`)).length === 1)
+        await h.until('settled', async () => (await h.lead(`TZ-${mode}`))?.dial_status === 'Not Connected')
+        // RETRY_SECONDS would put it at 21:30 EDT; the next 08:00 in New York is after the clocks go back
+        // (02:00 EDT on 2026-11-01 becomes 01:00 EST): 08:00 EST, 13:00 UTC, not 12:00.
+        t.match(await h.lead(`TZ-${mode}`), { next_retry_at: '2026-11-01 13:00:00.000' })
+        await h.setClock('2026-11-01T12:59:59.999Z')
+        await h.dialer.claimRounds()
+        t.equal((await h.attempts(`TZ-${mode}`)).length, 1, '07:59 EST: not retried')
+        await h.setClock('2026-11-01T13:00:00.000Z')
+        await h.until('retried at 08:00 EST', async () => (await h.attempts(`TZ-${mode}`)).length === 2)
+        t.equal((await h.attempts(`TZ-${mode}`))[1]?.started_at, '2026-11-01 13:00:00.000')
+      },
+    )
   }
 })

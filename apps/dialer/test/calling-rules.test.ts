@@ -4,6 +4,7 @@ import { parseConfig, toDbTime } from '@hold-dialer/rules'
 import t from 'tap'
 import { claimLead, type LeadClaim } from '../src/claim/claim.js'
 import { claimRules } from '../src/claim/rules.js'
+import { readStoredZones } from '../src/sql/customer-zones.js'
 
 // The calling rules at claim: each a lead that would have been claimed and is not, then is claimed
 // at the first moment the rule allows. The claim takes its clock as `now`.
@@ -253,7 +254,12 @@ forEachDialect(t, async (t, database) => {
       // Working hours 09:00-18:00 UTC; the lead was pushed at 10:00 and its agent is away.
       const config = (minutes: number) =>
         parseConfig(
-          { CALLBACK_MODE: 'pinned', TIMEZONE: 'UTC', PINNED_FALLBACK_MINUTES: String(minutes) },
+          {
+            CALLBACK_MODE: 'pinned',
+            TIMEZONE: 'UTC',
+            PINNED_FALLBACK_MINUTES: String(minutes),
+            CALLING_HOURS: 'off',
+          },
           { hostZone: 'UTC' },
         )
       const away = await agent('fallback-away')
@@ -289,7 +295,7 @@ forEachDialect(t, async (t, database) => {
     async (t) => {
       await clear()
       const config = parseConfig(
-        { CALLBACK_MODE: 'pinned', TIMEZONE: 'UTC', PINNED_FALLBACK_MINUTES: '30' },
+        { CALLBACK_MODE: 'pinned', TIMEZONE: 'UTC', PINNED_FALLBACK_MINUTES: '30', CALLING_HOURS: 'off' },
         { hostZone: 'UTC' },
       )
       const away = await agent('fb-night-away')
@@ -331,4 +337,83 @@ forEachDialect(t, async (t, database) => {
       )
     },
   )
+
+  t.test("customer's calling hours: a lead is claimed from 08:00 on its own clock, across DST", async (t) => {
+    await clear()
+    // The centre is in Kolkata and open all day; its customers are in New York, both US coasts, India.
+    const config = parseConfig(
+      { TIMEZONE: 'Asia/Kolkata', WORK_START: '00:00', WORK_END: '23:59', CALLBACK_MODE: 'pinned' },
+      { hostZone: 'UTC' },
+    )
+    const a = await agent('local-hours')
+    await db
+      .insertInto('hold_dialer_master_data')
+      .values([
+        row('TZ-NY', '12125550100', { customer_tz: 'America/New_York' }),
+        row('TZ-BOTH', '18005550100', { customer_tz: 'America/Los_Angeles America/New_York' }),
+        row('TZ-CB', '13105550100', {
+          customer_tz: 'America/Los_Angeles',
+          priority_id: 2,
+          dial_status: 'Callback',
+          callback_scheduled_at: '2026-03-08 10:00:00.000',
+        }),
+      ])
+      .execute()
+    const stored = await readStoredZones(db)
+    const claimAt = (iso: string, inHours = true) => {
+      const now = new Date(iso)
+      return claim(a, {
+        now,
+        inHours,
+        pinnedAgentId: a,
+        callbackMode: 'pinned',
+        ...claimRules(config, now, stored),
+      })
+    }
+    // 2026-03-08, New York springs forward at 07:00 UTC: 08:00 EDT is 12:00 UTC (13:00 the day before).
+    t.equal(await claimAt('2026-03-07T12:30:00Z'), undefined, '07:30 EST: nobody')
+    t.equal(
+      await claimAt('2026-03-08T11:59:59.999Z'),
+      undefined,
+      '07:59 EDT: nobody, not even the due callback',
+    )
+    t.equal(
+      await claimAt('2026-03-08T12:00:00Z', false),
+      undefined,
+      'the callback is on Los Angeles time: 05:00',
+    )
+    t.match(await claimAt('2026-03-08T12:00:00Z'), { oli_id: 'TZ-NY' }, '08:00 EDT: New York')
+    t.equal(await onCall(a), 'd1')
+    await db.updateTable('dialer_employee').set({ on_call_by: null }).where('id', '=', a).execute()
+    t.equal(await claimAt('2026-03-08T14:59:59.999Z'), undefined, 'both coasts: 07:59 in Los Angeles')
+    t.match(
+      await claimAt('2026-03-08T15:00:00Z', false),
+      { oli_id: 'TZ-CB' },
+      'the callback at 08:00 in Los Angeles, outside the centre hours (inHours false)',
+    )
+    await db.updateTable('dialer_employee').set({ on_call_by: null }).where('id', '=', a).execute()
+    t.match(
+      await claimAt('2026-03-08T15:00:00Z'),
+      { oli_id: 'TZ-BOTH' },
+      '08:00 in Los Angeles, 11:00 in New York',
+    )
+  })
+
+  t.test("customer's calling hours: a zone value not read yet waits for the next read", async (t) => {
+    await clear()
+    const config = parseConfig(
+      { TIMEZONE: 'UTC', WORK_START: '00:00', WORK_END: '23:59' },
+      { hostZone: 'UTC' },
+    )
+    const stored = await readStoredZones(db)
+    await db
+      .insertInto('hold_dialer_master_data')
+      .values([row('TZ-NEW', '4915123456789', { customer_tz: 'Europe/Berlin' })])
+      .execute()
+    const now = new Date('2026-03-09T12:00:00Z')
+    t.equal(await claim(null, { now, ...claimRules(config, now, stored) }), undefined)
+    t.match(await claim(null, { now, ...claimRules(config, now, await readStoredZones(db)) }), {
+      oli_id: 'TZ-NEW',
+    })
+  })
 })

@@ -5,8 +5,42 @@ import { claimRules } from '../src/claim/rules.js'
 const config = (env: Record<string, string>) =>
   parseConfig({ TIMEZONE: 'America/New_York', ...env }, { hostZone: 'UTC' })
 
-t.test('no caps by default: the claim request carries none', async (t) => {
-  t.same(claimRules(config({}), new Date('2026-11-01T12:00:00Z')), {})
+t.test('no caps, no fallback by default; CALLING_HOURS off: no zone limit', async (t) => {
+  t.same(claimRules(config({ CALLING_HOURS: 'off' }), new Date('2026-11-01T12:00:00Z')), {})
+})
+
+t.test('CALLING_HOURS: the stored zone values inside the window now, across DST', async (t) => {
+  const c = config({ TIMEZONE: 'Asia/Kolkata' })
+  const stored = {
+    values: ['America/New_York', 'America/Los_Angeles America/New_York', 'Asia/Calcutta'],
+    hasUnzoned: true,
+  }
+  // 2026-03-08: New York springs forward at 02:00 EST (07:00 UTC); 08:00 EDT is 12:00 UTC.
+  t.same(claimRules(c, new Date('2026-03-08T11:59:59.999Z'), stored).customerZones, {
+    callable: ['Asia/Calcutta'],
+    unzonedCallable: true,
+  })
+  t.same(claimRules(c, new Date('2026-03-08T12:00:00Z'), stored).customerZones?.callable, [
+    'America/New_York',
+    'Asia/Calcutta',
+  ])
+  // The day before, 08:00 EST was 13:00 UTC.
+  t.same(claimRules(c, new Date('2026-03-07T12:30:00Z'), stored).customerZones?.callable, ['Asia/Calcutta'])
+  // Both US coasts: from 08:00 in Los Angeles (15:00 UTC in EDT/PDT) to 21:00 in New York (01:00 UTC).
+  t.same(claimRules(c, new Date('2026-03-09T15:00:00Z'), stored).customerZones?.callable, [
+    'America/New_York',
+    'America/Los_Angeles America/New_York',
+    'Asia/Calcutta',
+  ])
+  // 21:00 in New York; 06:30 in Kolkata, whose clock leads without a zone follow (TIMEZONE).
+  t.same(claimRules(c, new Date('2026-03-10T01:00:00Z'), stored).customerZones, {
+    callable: [],
+    unzonedCallable: false,
+  })
+  t.same(claimRules(c, new Date('2026-03-10T00:59:59Z'), stored).customerZones?.callable, [
+    'America/New_York',
+    'America/Los_Angeles America/New_York',
+  ])
 })
 
 t.test('the gap is counted back from now; the day starts at midnight in TIMEZONE, across DST', async (t) => {

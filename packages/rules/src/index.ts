@@ -9,6 +9,7 @@ export {
   formatLocal,
   parseCallbackTime,
 } from './callback-time.js'
+export { type CallingWindow, isCallable, nextCallableMoment, zonesOfColumn } from './calling-hours.js'
 export {
   CONFIG_VARIABLES,
   type Config,
@@ -21,6 +22,7 @@ export {
   LOG_LEVELS,
   parseConfig,
 } from './config.js'
+export { customerZoneColumn, customerZones, isPhoneCountry } from './customer-zone.js'
 export { fromDbTime, toDbTime } from './db-time.js'
 export {
   type DeskStateSource,

@@ -62,6 +62,8 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['MAX_CALLS_PER_NUMBER_PER_DAY', '3', 3],
   ['MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', '600', 600],
   ['PINNED_FALLBACK_MINUTES', '30', 30],
+  ['CALLING_HOURS', 'off', 'off'],
+  ['DEFAULT_COUNTRY', 'us', 'US'],
 ]
 
 t.test('every variable accepts a valid value', async (t) => {

@@ -168,6 +168,18 @@ export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode
     params.push(toDbTime(req.pinnedFallback!.dueBefore))
   }
   numberCapsWhere(req, where, params)
+  if (req.customerZones) {
+    // The customer's local hours, decided in the dialer for each distinct stored zone value: the
+    // query only compares the column with constants (no time arithmetic per row).
+    const { callable, unzonedCallable } = req.customerZones
+    const allowed: string[] = []
+    if (callable.length > 0) {
+      allowed.push(`customer_tz IN (${placeholders(callable.length)})`)
+      params.push(...callable)
+    }
+    if (unzonedCallable) allowed.push('customer_tz IS NULL')
+    where.push(allowed.length > 0 ? `(${allowed.join(' OR ')})` : '1 = 0')
+  }
   if (mode === 'probe') {
     return {
       sql: `SELECT ${part.index} AS claim_part FROM hold_dialer_master_data WHERE ${where.join(' AND ')} LIMIT 1`,

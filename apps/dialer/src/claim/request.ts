@@ -28,6 +28,11 @@ export interface ClaimRequest {
    * than that long ago, so only due callbacks can have waited that long for their agent.
    */
   pinnedFallback?: { dueBefore: Date; workingTimeToo: boolean }
+  /**
+   * CALLING_HOURS: only leads whose stored `customer_tz` is one of `callable` (values the dialer found
+   * inside the calling window right now), and leads with none when `unzonedCallable`. Absent: no limit.
+   */
+  customerZones?: { callable: readonly string[]; unzonedCallable: boolean }
   /** The per-number caps (MAX_CALLS_PER_NUMBER_PER_DAY, MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER); absent: none. */
   numberCaps?: NumberCaps
 }
