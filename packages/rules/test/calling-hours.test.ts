@@ -57,3 +57,19 @@ t.test('the next callable moment: the customer window, then the centre hours, ac
     'both coasts: 08:00 PST',
   )
 })
+
+t.test('CALLING_HOURS in the configuration: a window, off, or refused', async (t) => {
+  const { ConfigError, parseConfig } = await import('../src/config.js')
+  const host = { hostZone: 'UTC' }
+  t.same(parseConfig({}, host).customerHours, { start: '08:00', end: '21:00' }, 'the TCPA window by default')
+  t.equal(parseConfig({ CALLING_HOURS: 'off' }, host).customerHours, null)
+  t.same(parseConfig({ CALLING_HOURS: '09:00-20:00' }, host).customerHours, { start: '09:00', end: '20:00' })
+  t.throws(() => parseConfig({ CALLING_HOURS: '21:00-08:00' }, host), ConfigError)
+  try {
+    parseConfig({ CALLING_HOURS: '21:00-08:00' }, host)
+  } catch (error) {
+    t.same((error as InstanceType<typeof ConfigError>).problems, [
+      'CALLING_HOURS must have its start before its end, got "21:00-08:00"',
+    ])
+  }
+})
