@@ -128,12 +128,14 @@ export class PredictiveEngine {
       this.#windowReadAt = Date.now()
     }
     const inHours = isWithinWorkingHours(now, this.#c.config.hours)
+    // Worked out once per pass, as the progressive round does: the zones in hours, the caps' limits.
+    const rules = this.#c.rules(now)
     let dialed = 0
     const busy = this.#c.busyHere()
     let idle = this.#c.agents.available(now, busy)
     if (this.#c.config.callbackMode === 'pinned') {
       for (const agent of idle) {
-        const lead = await this.#claim(now, inHours, agent)
+        const lead = await this.#claim(now, inHours, agent, rules)
         if (lead) {
           dialed += 1
           busy.add(agent.id)
@@ -166,7 +168,7 @@ export class PredictiveEngine {
     })
     this.#last = decision
     for (let i = 0; i < decision.lines; i++) {
-      const lead = await this.#claim(now, inHours, null)
+      const lead = await this.#claim(now, inHours, null, rules)
       if (!lead) break
       dialed += 1
       await this.#originate(lead, null, now)
@@ -175,7 +177,12 @@ export class PredictiveEngine {
     return dialed
   }
 
-  async #claim(now: Date, inHours: boolean, agent: Agent | null): Promise<ClaimedLead | undefined> {
+  async #claim(
+    now: Date,
+    inHours: boolean,
+    agent: Agent | null,
+    rules: ClaimRules,
+  ): Promise<ClaimedLead | undefined> {
     const lead = await claimLead(this.#c.conn, {
       agentId: agent?.id ?? null,
       dialerId: this.#c.dialerId,
@@ -187,7 +194,7 @@ export class PredictiveEngine {
       unpinnedOnly: this.#c.config.callbackMode === 'pinned',
       callbackMode: this.#c.config.callbackMode,
       excludeIds: this.#c.cooldown(),
-      ...this.#c.rules(now),
+      ...rules,
     })
     if (lead) this.#c.onClaimed()
     return lead
