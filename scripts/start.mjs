@@ -31,6 +31,11 @@ if (!env.WORK_START && !env.WORK_END) {
   env.WORK_END = '23:59'
   say('working hours for this trial: 00:00-23:59 (set WORK_START and WORK_END to change)')
 }
+// Likewise the customers' calling hours, but only against the simulated PBX: no real person is called.
+if (!env.CALLING_HOURS && !env.AMI_HOST) {
+  env.CALLING_HOURS = 'off'
+  say('customer calling hours off for this trial on the simulated PBX (set CALLING_HOURS to change)')
+}
 
 if (!process.argv.includes('--no-build')) {
   say('building (tsc -b)')

@@ -4,6 +4,7 @@ import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { DatabaseAvailability } from '@hold-dialer/db'
+import { customerZoneColumn } from '@hold-dialer/rules'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { ApiContext, AppContext } from './context.js'
@@ -64,7 +65,9 @@ export async function buildApp(given: ApiContext, options: BuildOptions = {}): P
     availability:
       given.availability ??
       DatabaseAvailability.alreadyReady({ db: given.db, log: options.logger ?? { info() {}, warn() {} } }),
-    leads: new LeadWriter(given.db),
+    leads: new LeadWriter(given.db, (digits) =>
+      customerZoneColumn(digits, given.config.defaultCountry, given.config.timezone),
+    ),
   }
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
   const app = Fastify({

@@ -10,11 +10,13 @@ import { progressiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
 import { reconcileAfterLogin } from './calls/reconcile.js'
 import { type ClaimedLead, claimLead } from './claim/claim.js'
+import { claimRules, type StoredZones } from './claim/rules.js'
 import { type LiveState, liveState, SinceClock } from './http/live-state.js'
 import { DialerMetrics } from './metrics.js'
 import { PredictiveEngine } from './predictive.js'
 import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
+import { readStoredZones } from './sql/customer-zones.js'
 import { refreshReservations, writeHeartbeat } from './sql/heartbeat.js'
 import { type QueueStats, queueStats } from './sql/queue-stats.js'
 import { expiredReservations, releaseReservation, releaseStaleAgents } from './sql/release-stale.js'
@@ -46,6 +48,8 @@ export interface DialerTiming {
   settleRetryMs: number
   /** How long an agent whose desk refused a call is offered none (AGENT_REST_MS). */
   agentRestMs: number
+  /** Period of the read of the stored customer zones (CALLING_HOURS). */
+  zonesMs: number
 }
 
 const DEFAULT_TIMING: DialerTiming = {
@@ -55,6 +59,7 @@ const DEFAULT_TIMING: DialerTiming = {
   expireMs: 1000,
   settleRetryMs: 2000,
   agentRestMs: AGENT_REST_MS,
+  zonesMs: 5000,
 }
 
 /** Delay before a failed AMI sync (device states, live channels, own reservations) is tried again. */
@@ -97,6 +102,8 @@ export class Dialer {
   /** Pending timers, each removed when it fires (a daemon runs for months: the set must not grow). */
   readonly #timers = new Set<NodeJS.Timeout>()
   #dialable: number[] = []
+  /** The stored customer zones as last read; until the first read, none (no lead is in hours). */
+  #zones: StoredZones = { values: [], hasUnzoned: false }
   readonly #predictive: PredictiveEngine | undefined
   #synced = false
   /** The sync under way; `#syncAgain`: a login came during it, so it runs once more after. */
@@ -148,6 +155,7 @@ export class Dialer {
         now: this.#now,
         dialerId: deps.dialerId,
         dialable: () => this.#dialable,
+        rules: (now) => claimRules(deps.config, now, this.#zones),
         cooldown: () => [...this.#cooldown.keys()],
         busyHere: () => this.#calls.busyAgentIds(),
         onClaimed: () => {
@@ -168,6 +176,8 @@ export class Dialer {
         wrapSeconds: deps.config.wrapSeconds,
         rnrMailTo: deps.config.smtp.to,
         now: this.#now,
+        callingHours: deps.config.customerHours,
+        hours: deps.config.hours,
       },
       deps.logger,
       (err) => this.#availability.report(err) !== undefined,
@@ -257,9 +267,11 @@ export class Dialer {
     ami.on('event', (e: AmiMessage) => this.#onEvent(e))
     ami.on('state', (s: string) => this.#onAmiState(s))
     await this.#refreshRoster()
+    await this.#refreshZones()
     await this.#heartbeat()
     if (ami.state === 'connected') await this.#sync()
     this.#every(this.#timing.rosterMs, () => this.#refreshRoster())
+    if (this.#d.config.customerHours) this.#every(this.#timing.zonesMs, () => this.#refreshZones())
     this.#every(this.#d.config.heartbeatSeconds * 1000, () => this.#heartbeat())
     this.#every(this.#timing.staleMs, () => this.#releaseExpired())
     this.#every(this.#timing.expireMs, async () => this.#expireCalls())
@@ -375,6 +387,7 @@ export class Dialer {
     const inHours = isWithinWorkingHours(now, this.#d.config.hours)
     const agents = [...this.#agents.available(now, this.#calls.busyAgentIds())]
     const excludeIds = [...this.#cooldown.keys()]
+    const rules = claimRules(this.#d.config, now, this.#zones)
     const claimFor = (agent: (typeof agents)[number]) =>
       this.#timedClaim('progressive', {
         agentId: agent.id,
@@ -383,7 +396,9 @@ export class Dialer {
         inHours,
         dialablePriorities: this.#dialable,
         pinnedAgentId: this.#d.config.callbackMode === 'pinned' ? agent.id : null,
+        callbackMode: this.#d.config.callbackMode,
         excludeIds,
+        ...rules,
       })
     // SQLite: every free agent's claim at once, so that they share one transaction and one fsync
     // (`claimLead`). MySQL: one after another. Dialers that share agents all see an agent free at
@@ -534,6 +549,10 @@ export class Dialer {
     if (this.#synced && this.#d.ami.state === 'connected') {
       await this.#desks.askMissing(this.#d.ami, this.#extensions())
     }
+  }
+
+  async #refreshZones(): Promise<void> {
+    if (this.#d.config.customerHours) this.#zones = await readStoredZones(this.#d.db.kysely)
   }
 
   #extensions(): string[] {

@@ -8,6 +8,7 @@ import { logCallPhase } from './calls/call-progress.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { originateCall } from './calls/originate-call.js'
 import { type ClaimedLead, claimLead } from './claim/claim.js'
+import type { ClaimRules } from './claim/rules.js'
 import type { DialerMetrics } from './metrics.js'
 import { countAnswered, windowTotals } from './sql/abandon-stats.js'
 import { releaseAgent, takeAgent } from './sql/take-agent.js'
@@ -24,6 +25,8 @@ export interface PredictiveContext {
   now: () => Date
   dialerId: string
   dialable(): number[]
+  /** The calling rules' part of a claim at `now` (claim/rules.ts). */
+  rules(now: Date): ClaimRules
   cooldown(): number[]
   /** Agents held by this dialer's calls. */
   busyHere(): Set<number>
@@ -129,12 +132,14 @@ export class PredictiveEngine {
       this.#windowReadAt = Date.now()
     }
     const inHours = isWithinWorkingHours(now, this.#c.config.hours)
+    // Worked out once per pass, as the progressive round does: the zones in hours, the caps' limits.
+    const rules = this.#c.rules(now)
     let dialed = 0
     const busy = this.#c.busyHere()
     let idle = this.#c.agents.available(now, busy)
     if (this.#c.config.callbackMode === 'pinned') {
       for (const agent of idle) {
-        const lead = await this.#claim(now, inHours, agent)
+        const lead = await this.#claim(now, inHours, agent, rules)
         if (lead) {
           dialed += 1
           busy.add(agent.id)
@@ -167,7 +172,7 @@ export class PredictiveEngine {
     })
     this.#last = decision
     for (let i = 0; i < decision.lines; i++) {
-      const lead = await this.#claim(now, inHours, null)
+      const lead = await this.#claim(now, inHours, null, rules)
       if (!lead) break
       dialed += 1
       await this.#originate(lead, null, now)
@@ -176,7 +181,12 @@ export class PredictiveEngine {
     return dialed
   }
 
-  async #claim(now: Date, inHours: boolean, agent: Agent | null): Promise<ClaimedLead | undefined> {
+  async #claim(
+    now: Date,
+    inHours: boolean,
+    agent: Agent | null,
+    rules: ClaimRules,
+  ): Promise<ClaimedLead | undefined> {
     const end = this.#c.metrics?.claimSeconds.startTimer({ mode: 'predictive' })
     const lead = await claimLead(this.#c.conn, {
       agentId: agent?.id ?? null,
@@ -187,7 +197,9 @@ export class PredictiveEngine {
       pinnedAgentId: agent?.id ?? null,
       onlyMine: agent !== null,
       unpinnedOnly: this.#c.config.callbackMode === 'pinned',
+      callbackMode: this.#c.config.callbackMode,
       excludeIds: this.#c.cooldown(),
+      ...rules,
     }).catch((err: unknown) => {
       end?.({ result: 'error' })
       throw err

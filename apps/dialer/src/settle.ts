@@ -1,5 +1,12 @@
 import { archiveLead, type Database, withTransaction } from '@hold-dialer/db'
-import { type RetryPolicy, toDbTime } from '@hold-dialer/rules'
+import {
+  type CallingWindow,
+  nextCallableMoment,
+  type RetryPolicy,
+  toDbTime,
+  type WorkingHours,
+  zonesOfColumn,
+} from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
 import type { CallResult, TrackedCall } from './calls/call-tracker.js'
 import { settlePlan } from './settle-plan.js'
@@ -20,6 +27,9 @@ export interface SettleContext {
   wrapSeconds: number
   rnrMailTo: string | undefined
   now: () => Date
+  /** CALLING_HOURS (null: off), WORK_START/WORK_END and TIMEZONE: a retry is moved into both windows. */
+  callingHours: CallingWindow | null
+  hours: WorkingHours
 }
 
 export type SettleOutcome = 'settled' | 'restored' | 'not-ours'
@@ -90,9 +100,10 @@ export async function settleCall(
       abandonRetrySeconds: ctx.abandonRetrySeconds,
       isRnrSent: lead.isRnrSent === 1,
     })
+    const nextRetryAt = retryInCallingHours(ctx, plan.next_retry_at, lead.customer_tz)
     await settleLead(trx, lead.id, {
       dialStatus: plan.dial_status,
-      nextRetryAt: plan.next_retry_at,
+      nextRetryAt,
       rnrMailQueued: plan.queueRnrMail,
       callCount,
       firstAttemptAt,
@@ -113,7 +124,7 @@ export async function settleCall(
         body: [
           `Lead ${lead.oli_id} (${lead.client_name}, ${lead.phone_number}) was not reached.`,
           `Attempt ${callCount} at ${startedAt} UTC: ${result.dialStatus ?? result.outcome}${result.hangupCause === null ? '' : `, cause ${result.hangupCause}`}.`,
-          `Next attempt: ${plan.next_retry_at ? `${toDbTime(plan.next_retry_at)} UTC` : 'none'}.`,
+          `Next attempt: ${nextRetryAt ? `${toDbTime(nextRetryAt)} UTC` : 'none'}.`,
         ].join('\n'),
         created_at: toDbTime(now),
         attempts: 0,
@@ -127,4 +138,16 @@ export async function settleCall(
     if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, talked ? wrapUntil : null)
     return 'settled' as const
   })
+}
+
+/**
+ * The retry schedule's time moved to the first moment inside the customer's calling hours (every one
+ * of the lead's zones; TIMEZONE for a lead without any) that is also inside the centre's working
+ * hours, where a retry is claimed. Unmoved when no such moment exists (zones whose windows never
+ * overlap: the claim never dials it then).
+ */
+function retryInCallingHours(ctx: SettleContext, at: Date | null, customerTz: string | null): Date | null {
+  if (at === null || ctx.callingHours === null) return at
+  const zones = customerTz === null ? [ctx.hours.zone] : zonesOfColumn(customerTz)
+  return nextCallableMoment(at, zones, ctx.callingHours, ctx.hours) ?? at
 }

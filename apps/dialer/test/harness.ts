@@ -68,6 +68,8 @@ export async function rig(
       TIMEZONE: 'UTC',
       WORK_START: '00:00',
       WORK_END: '23:59',
+      // Numbers are dialed at any hour here: the customers' calling hours are off too.
+      CALLING_HOURS: 'off',
       WRAP_SECONDS: '0',
       AMI_HOST: '127.0.0.1',
       AMI_PORT: String(target.port),
@@ -125,6 +127,7 @@ export async function rig(
         staleMs: 200,
         expireMs: 50,
         settleRetryMs: 100,
+        zonesMs: 50,
         ...options.timing,
       },
     })

@@ -4,6 +4,9 @@ import { nowStamp } from '../lib/master-row.js'
 
 export const CLAIMERS = 30
 
+/** Every seeded lead's customer zone; the dialer's claims find it inside CALLING_HOURS. */
+export const CLAIM_POOL_ZONE = 'America/New_York'
+
 /** Pending leads a claim run works through; a run that empties the pool says so. */
 export function claimPoolSize(seconds: number): number {
   return Math.max(20_000, Math.ceil(seconds) * 6_000)
@@ -29,6 +32,7 @@ export async function seedPendingLeads(db: Kysely<Database>, count: number): Pro
         status: 1,
         push_date: stamp,
         created_at: stamp,
+        customer_tz: CLAIM_POOL_ZONE,
       })
     }
     await db.insertInto('hold_dialer_master_data').values(rows).execute()

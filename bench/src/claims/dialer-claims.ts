@@ -5,6 +5,7 @@ import { type ClaimedLead, claimLead } from '../../../apps/dialer/dist/claim/cla
 import { settleLeadQuery } from '../../../apps/dialer/dist/sql/settle-lead.js'
 import { releaseAgentQuery } from '../../../apps/dialer/dist/sql/take-agent.js'
 import { msSince } from '../lib/stats.js'
+import { CLAIM_POOL_ZONE } from './claim-pool.js'
 import { ClaimLedger, type ClaimResult } from './claim-result.js'
 
 /** Priorities seeded as dialable (1 Hold Lead, 2 Hold + Not Connected, 8 escalated ticket). */
@@ -63,6 +64,8 @@ export async function dialerClaims(
         inHours: true,
         dialablePriorities: DIALABLE,
         pinnedAgentId: null,
+        // CALLING_HOURS is on by default: the claim carries the zones callable now, as the dialer's does.
+        customerZones: { callable: [CLAIM_POOL_ZONE], unzonedCallable: true },
       })
       if (!lead) {
         ledger.exhausted = true

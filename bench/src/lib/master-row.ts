@@ -36,6 +36,8 @@ export function masterValues(lead: LeadBody, stamp: string): MasterValues {
     stamp,
     1,
     stamp,
+    // customer_tz: the API derives it from the number; one zone for the ceiling's row.
+    'America/New_York',
   ]
 }
 

@@ -1,6 +1,7 @@
 import type { AbandonStatsTable } from './tables/abandon-stats.table.js'
 import type { CallAttemptTable } from './tables/call-attempt.table.js'
 import type { DisposedTable } from './tables/disposed.table.js'
+import type { DncTable } from './tables/dnc.table.js'
 import type { EmployeeTable } from './tables/employee.table.js'
 import type { HeartbeatTable } from './tables/heartbeat.table.js'
 import type { MasterTable } from './tables/master.table.js'
@@ -23,4 +24,5 @@ export interface Database {
   hold_dialer_rnr_outbox: RnrOutboxTable
   hold_dialer_schema_migrations: SchemaMigrationTable
   hold_dialer_abandon_stats: AbandonStatsTable
+  hold_dialer_dnc: DncTable
 }

@@ -39,6 +39,7 @@ export { isDuplicateKey, retryableReason, unavailableReason } from './retryable-
 export type * from './tables/abandon-stats.table.js'
 export type * from './tables/call-attempt.table.js'
 export type * from './tables/disposed.table.js'
+export type * from './tables/dnc.table.js'
 export type * from './tables/employee.table.js'
 export type * from './tables/heartbeat.table.js'
 export type * from './tables/master.table.js'

@@ -3,6 +3,7 @@
 // reports what the schema refuses. Each `description` completes the sentence
 // "<VARIABLE> must be ...", which is how ConfigError words a refusal.
 import { FormatRegistry, type Static, type TSchema, Type } from '@sinclair/typebox'
+import { isPhoneCountry } from './customer-zone.js'
 import { isProxyAddress } from './proxy-address.js'
 import { isIanaZone } from './zoned-time.js'
 
@@ -10,6 +11,8 @@ export const IANA_TIME_ZONE_FORMAT = 'iana-time-zone'
 FormatRegistry.Set(IANA_TIME_ZONE_FORMAT, isIanaZone)
 export const PROXY_ADDRESS_FORMAT = 'proxy-address'
 FormatRegistry.Set(PROXY_ADDRESS_FORMAT, isProxyAddress)
+export const PHONE_COUNTRY_FORMAT = 'phone-country'
+FormatRegistry.Set(PHONE_COUNTRY_FORMAT, isPhoneCountry)
 
 /** pino's level names, `silent` included. */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const
@@ -208,6 +211,32 @@ export const EnvConfigSchema = Type.Object({
   dialerHttpSecret: Type.Optional(
     text('printable ASCII characters (it is sent in HTTP headers)', { pattern: '^[ -~]+$' }),
   ),
+  // Calling rules (issue 16). 0 turns a cap off, which is the default: the spec has none.
+  maxCallsPerNumberPerDay: Type.Integer({
+    minimum: 0,
+    maximum: 1000,
+    default: 0,
+    description: 'an integer 0-1000 (0: no cap)',
+  }),
+  minSecondsBetweenCallsToNumber: seconds(0, 0),
+  pinnedFallbackMinutes: Type.Integer({
+    minimum: 0,
+    maximum: 525_600,
+    default: 0,
+    description: 'an integer 0-525600 (minutes; 0: never)',
+  }),
+  // TCPA / TSR: 8 a.m. to 9 p.m. at the called party's location.
+  callingHours: Type.String({
+    pattern: '^(off|([01][0-9]|2[0-3]):[0-5][0-9]-([01][0-9]|2[0-3]):[0-5][0-9])$',
+    default: '08:00-21:00',
+    description: 'a local window HH:MM-HH:MM (start before end) or off',
+  }),
+  defaultCountry: Type.Optional(
+    Type.String({
+      format: PHONE_COUNTRY_FORMAT,
+      description: 'a two-letter country code (ISO 3166-1) with a telephone numbering plan, such as US or IN',
+    }),
+  ),
 })
 
 /** The validated, frozen configuration. */
@@ -215,6 +244,11 @@ export const ConfigSchema = Type.Object({
   ...EnvConfigSchema.properties,
   /** WORK_START / WORK_END in TIMEZONE, ready for the working-hours functions. */
   hours: WorkingHoursSchema,
+  /** CALLING_HOURS as a daily window (applied in each customer's zone); null when `off`. */
+  customerHours: Type.Union([
+    Type.Null(),
+    Type.Object({ start: clockTime('08:00'), end: clockTime('21:00') }),
+  ]),
   /** RETRY_PATTERN, RETRY_SECONDS, MAX_TRIES and the hours, ready for nextAttempt. */
   retryPolicy: Type.Object({
     pattern: RetryPatternSchema,

@@ -111,4 +111,9 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('DIALER_HTTP_HOST', ['dialerHttpHost'], asText),
   variable('DIALER_HTTP_PORT', ['dialerHttpPort'], asInteger),
   variable('DIALER_HTTP_SECRET', ['dialerHttpSecret'], asText, 'secret'),
+  variable('MAX_CALLS_PER_NUMBER_PER_DAY', ['maxCallsPerNumberPerDay'], asInteger),
+  variable('MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', ['minSecondsBetweenCallsToNumber'], asInteger),
+  variable('PINNED_FALLBACK_MINUTES', ['pinnedFallbackMinutes'], asInteger),
+  variable('CALLING_HOURS', ['callingHours'], asText),
+  variable('DEFAULT_COUNTRY', ['defaultCountry'], (raw) => raw.toUpperCase()),
 ]

@@ -47,14 +47,20 @@ type Candidate = Record<string, unknown>
 export function parseConfig(env: Environment, defaults: ConfigDefaults): Config {
   const raw = readRawValues(env)
   const candidate = buildCandidate(raw, defaults)
-  const problems = [...schemaProblems(candidate, raw), ...workWindowProblems(candidate)]
+  const problems = [
+    ...schemaProblems(candidate, raw),
+    ...workWindowProblems(candidate),
+    ...callingHoursProblems(candidate),
+  ]
   if (problems.length > 0 || !Value.Check(EnvConfigSchema, candidate)) {
     throw new ConfigError(problems)
   }
   const hours = { zone: candidate.timezone, start: candidate.workStart, end: candidate.workEnd }
+  const [callStart, callEnd] = candidate.callingHours.split('-')
   const config: Config = {
     ...candidate,
     hours,
+    customerHours: candidate.callingHours === 'off' ? null : { start: callStart!, end: callEnd! },
     retryPolicy: {
       pattern: candidate.retryPattern,
       retrySeconds: candidate.retrySeconds,
@@ -124,6 +130,13 @@ function workWindowProblems(candidate: Candidate): string[] {
     return [`WORK_END must be later than WORK_START, got WORK_START="${workStart}" WORK_END="${workEnd}"`]
   }
   return []
+}
+
+function callingHoursProblems(candidate: Candidate): string[] {
+  const { callingHours } = candidate
+  if (!Value.Check(EnvConfigSchema.properties.callingHours, callingHours) || callingHours === 'off') return []
+  const [start, end] = (callingHours as string).split('-')
+  return start! >= end! ? [`CALLING_HOURS must have its start before its end, got "${callingHours}"`] : []
 }
 
 function shown(variable: ConfigVariable, text: string | undefined, candidate: Candidate): string {

@@ -9,6 +9,7 @@ export {
   formatLocal,
   parseCallbackTime,
 } from './callback-time.js'
+export { type CallingWindow, isCallable, nextCallableMoment, zonesOfColumn } from './calling-hours.js'
 export {
   CONFIG_VARIABLES,
   type Config,
@@ -23,6 +24,7 @@ export {
   type LogFormat,
   parseConfig,
 } from './config.js'
+export { customerZoneColumn, customerZones, isPhoneCountry } from './customer-zone.js'
 export { fromDbTime, toDbTime } from './db-time.js'
 export {
   type DeskStateSource,
@@ -91,6 +93,7 @@ export {
 export {
   addDays,
   daysBetween,
+  inZone,
   type LocalDate,
   localDateOf,
 } from './zoned-time.js'

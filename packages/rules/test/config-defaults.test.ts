@@ -51,6 +51,11 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['DIALER_HTTP_HOST', '127.0.0.1'],
   ['DIALER_HTTP_PORT', 3001],
   ['DIALER_HTTP_SECRET', undefined],
+  ['MAX_CALLS_PER_NUMBER_PER_DAY', 0],
+  ['MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', 0],
+  ['PINNED_FALLBACK_MINUTES', 0],
+  ['CALLING_HOURS', '08:00-21:00'],
+  ['DEFAULT_COUNTRY', undefined],
 ]
 
 t.test('the table of defaults covers every variable', async (t) => {

@@ -76,6 +76,15 @@ const REFUSED: Array<[string, string, string]> = [
   ['ABANDON_WINDOW', '7d', 'one of 30d, 24h'],
   ['DIALER_HTTP_PORT', '-1', 'an integer 0-65535 (0 turns the listener off)'],
   ['DIALER_HTTP_PORT', '65536', 'an integer 0-65535 (0 turns the listener off)'],
+  ['MAX_CALLS_PER_NUMBER_PER_DAY', '-1', 'an integer 0-1000 (0: no cap)'],
+  ['MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', '1.5', 'an integer 0-2147483 (seconds)'],
+  ['PINNED_FALLBACK_MINUTES', '525601', 'an integer 0-525600 (minutes; 0: never)'],
+  ['CALLING_HOURS', '8-21', 'a local window HH:MM-HH:MM (start before end) or off'],
+  [
+    'DEFAULT_COUNTRY',
+    'XX',
+    'a two-letter country code (ISO 3166-1) with a telephone numbering plan, such as US or IN',
+  ],
 ]
 
 t.test('every variable with rules has a refused value in the table', async (t) => {

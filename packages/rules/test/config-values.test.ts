@@ -65,6 +65,11 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['DIALER_HTTP_PORT', '9464', 9464],
   ['DIALER_HTTP_SECRET', 'metrics secret', 'metrics secret'],
   ['ABANDON_WINDOW', '24h', '24h'],
+  ['MAX_CALLS_PER_NUMBER_PER_DAY', '3', 3],
+  ['MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER', '600', 600],
+  ['PINNED_FALLBACK_MINUTES', '30', 30],
+  ['CALLING_HOURS', 'off', 'off'],
+  ['DEFAULT_COUNTRY', 'us', 'US'],
 ]
 
 t.test('every variable accepts a valid value', async (t) => {

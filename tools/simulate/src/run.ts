@@ -193,6 +193,8 @@ function modeConfig(mode: Mode, p: SimParams, databaseUrl: string, amiPort: numb
       TIMEZONE: 'UTC',
       WORK_START: '00:00',
       WORK_END: '23:59',
+      // Numbers are dialed at any hour here: the customers' calling hours are off too.
+      CALLING_HOURS: 'off',
       WRAP_SECONDS: String(p.wrapSeconds),
       // No retry inside the shift: every lead gets at most one call, so both modes face the same list.
       RETRY_SECONDS: '86400',

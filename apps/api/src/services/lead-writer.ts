@@ -128,8 +128,12 @@ export class LeadWriter {
    */
   #plainReset: { hours: WorkingHours; minute: number; reset: ReturnType<typeof dbReset> } | undefined
 
-  constructor(db: Db) {
+  /** A lead's `customer_tz` from its digits (DEFAULT_COUNTRY and TIMEZONE bound in). */
+  readonly #zoneOf: (digits: string) => string | null
+
+  constructor(db: Db, zoneOf: (digits: string) => string | null = () => null) {
     this.#db = db
+    this.#zoneOf = zoneOf
     this.#singles = new GroupCommit({
       maxWriters: db.dialect === 'mysql' ? MYSQL_WRITERS : 1,
       maxGroup: MAX_GROUP,
@@ -202,6 +206,7 @@ export class LeadWriter {
       push_date: stamp,
       status: 1,
       created_at: stamp,
+      customer_tz: this.#zoneOf(lead.phoneDigits),
     })
   }
 

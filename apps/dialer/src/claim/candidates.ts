@@ -27,8 +27,11 @@ const CLAIMED_COLUMNS = [
 
 type ClaimedColumns = Pick<MasterRow, (typeof CLAIMED_COLUMNS)[number]>
 
-/** A candidate lead as a part's SELECT reads it, with the part that found it. */
-export type Candidate = ClaimedColumns & { claim_group: number; claim_part: number }
+/**
+ * A candidate lead as a part's SELECT reads it, with the part that found it and whether its number
+ * is on the do-not-call list (`dnc`: then the claim ends the lead instead of reserving it).
+ */
+export type Candidate = ClaimedColumns & { claim_group: number; claim_part: number; dnc: number }
 
 /** A claimed lead: its claimed columns, with the status it had before the claim as `previous_status`. */
 export type ClaimedLead = Omit<ClaimedColumns, 'dial_status' | 'next_retry_at'> & {
@@ -36,7 +39,8 @@ export type ClaimedLead = Omit<ClaimedColumns, 'dial_status' | 'next_retry_at'> 
 }
 
 export type Category = 'callback' | 'retry' | 'pending'
-export type Pin = 'mine' | 'unpinned' | 'any'
+/** `overdue`: pinned to another agent and waiting longer than PINNED_FALLBACK_MINUTES. */
+export type Pin = 'mine' | 'unpinned' | 'overdue' | 'any'
 type RetryStatus = 'Not Connected' | 'Abandoned'
 
 /**
@@ -68,18 +72,27 @@ export function claimParts(req: ClaimRequest, dialect: Dialect): Part[] {
       : req.unpinnedOnly
         ? ['unpinned']
         : ['any']
+  const fallback = req.pinnedFallback
   const parts: Part[] = []
   let group = 0
   for (const pin of pins) {
     for (const category of categories) {
-      if (category !== 'retry') parts.push({ index: parts.length, group, pin, category })
-      else {
-        for (const status of ['Not Connected', 'Abandoned'] as const) {
-          if (dialect === 'mysql') {
-            parts.push({ index: parts.length, group, pin, category, status, retryAt: 'either' })
-          } else {
-            parts.push({ index: parts.length, group, pin, category, status, retryAt: 'none' })
-            parts.push({ index: parts.length, group, pin, category, status, retryAt: 'passed' })
+      // A lead overdue for its agent is taken as if unpinned: in the unpinned parts' group, so the
+      // usual order (oldest first) decides between them.
+      const alike: Pin[] =
+        pin === 'unpinned' && fallback && (category === 'callback' || fallback.workingTimeToo)
+          ? ['unpinned', 'overdue']
+          : [pin]
+      for (const p of alike) {
+        if (category !== 'retry') parts.push({ index: parts.length, group, pin: p, category })
+        else {
+          for (const status of ['Not Connected', 'Abandoned'] as const) {
+            if (dialect === 'mysql') {
+              parts.push({ index: parts.length, group, pin: p, category, status, retryAt: 'either' })
+            } else {
+              parts.push({ index: parts.length, group, pin: p, category, status, retryAt: 'none' })
+              parts.push({ index: parts.length, group, pin: p, category, status, retryAt: 'passed' })
+            }
           }
         }
       }
@@ -87,6 +100,16 @@ export function claimParts(req: ClaimRequest, dialect: Dialect): Part[] {
     }
   }
   return parts
+}
+
+/**
+ * Since when an overdue part's lead has been due: a callback since its time, a retry since its retry
+ * time (or its last attempt, or its push), Pending since its push (or the WORK_START it waited for).
+ */
+const DUE_SINCE: Record<Category, string> = {
+  callback: 'callback_scheduled_at',
+  retry: 'COALESCE(next_retry_at, last_attempt_at, push_date)',
+  pending: 'COALESCE(next_retry_at, push_date)',
 }
 
 /**
@@ -135,12 +158,74 @@ export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode
     params.push(req.pinnedAgentId)
   }
   if (part.pin === 'unpinned') where.push('agent_id IS NULL')
-  const sql =
-    mode === 'probe'
-      ? `SELECT ${part.index} AS claim_part FROM hold_dialer_master_data WHERE ${where.join(' AND ')} LIMIT 1`
-      : `SELECT ${CLAIMED_COLUMNS.join(', ')}, ${part.group} AS claim_group, ${part.index} AS claim_part FROM hold_dialer_master_data` +
-        ` WHERE ${where.join(' AND ')} ORDER BY ${order}, id LIMIT 1${mode === 'lock' ? ' FOR UPDATE SKIP LOCKED' : ''}`
-  return { sql, params }
+  if (part.pin === 'overdue') {
+    where.push('agent_id IS NOT NULL')
+    if (req.pinnedAgentId !== null) {
+      where.push('agent_id <> ?')
+      params.push(req.pinnedAgentId)
+    }
+    where.push(`${DUE_SINCE[part.category]} <= ?`)
+    params.push(toDbTime(req.pinnedFallback!.dueBefore))
+  }
+  numberCapsWhere(req, where, params)
+  if (req.customerZones) {
+    // The customer's local hours, decided in the dialer for each distinct stored zone value: the
+    // query only compares the column with constants (no time arithmetic per row).
+    const { callable, unzonedCallable } = req.customerZones
+    const allowed: string[] = []
+    if (callable.length > 0) {
+      allowed.push(`customer_tz IN (${placeholders(callable.length)})`)
+      params.push(...callable)
+    }
+    if (unzonedCallable) allowed.push('customer_tz IS NULL')
+    where.push(allowed.length > 0 ? `(${allowed.join(' OR ')})` : '1 = 0')
+  }
+  if (mode === 'probe') {
+    return {
+      sql: `SELECT ${part.index} AS claim_part FROM hold_dialer_master_data WHERE ${where.join(' AND ')} LIMIT 1`,
+      params,
+    }
+  }
+  // The do-not-call check is read with the row, not filtered on: a listed lead is found in its turn
+  // and ended by the claim (claimLead), rather than left on the table for ever. Evaluated only for
+  // the one row returned, by primary key.
+  return {
+    sql:
+      `SELECT ${CLAIMED_COLUMNS.join(', ')}, ${part.group} AS claim_group, ${part.index} AS claim_part, ${DNC_LISTED} AS dnc` +
+      ` FROM hold_dialer_master_data WHERE ${where.join(' AND ')} ORDER BY ${order}, id LIMIT 1${mode === 'lock' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
+    params: [now, ...params],
+  }
+}
+
+/** Whether the candidate's number is listed and unexpired (one parameter: now). */
+const DNC_LISTED =
+  'EXISTS (SELECT 1 FROM hold_dialer_dnc d WHERE d.digits = hold_dialer_master_data.phone_number' +
+  ' AND (d.expires_at IS NULL OR d.expires_at > ?))'
+
+/**
+ * The per-number caps as conditions on the candidate, each an indexed look-up by number
+ * (ix_master_phone, ix_attempts_phone): not dialed now under another lead, not called too recently,
+ * not called too often today. Attempts are written at settle; the number's call in progress is the
+ * reserved lead, which the first condition covers.
+ */
+function numberCapsWhere(req: ClaimRequest, where: string[], params: (string | number | null)[]): void {
+  const caps = req.numberCaps
+  if (!caps || (!caps.lastEndedBefore && !caps.perDay)) return
+  where.push(
+    'NOT EXISTS (SELECT 1 FROM hold_dialer_master_data o WHERE o.phone_number = hold_dialer_master_data.phone_number AND o.isReserved = 1)',
+  )
+  if (caps.lastEndedBefore) {
+    where.push(
+      'NOT EXISTS (SELECT 1 FROM hold_dialer_call_attempts a WHERE a.phone_number = hold_dialer_master_data.phone_number AND a.ended_at > ?)',
+    )
+    params.push(toDbTime(caps.lastEndedBefore))
+  }
+  if (caps.perDay) {
+    where.push(
+      '(SELECT COUNT(*) FROM hold_dialer_call_attempts a WHERE a.phone_number = hold_dialer_master_data.phone_number AND a.started_at >= ?) < ?',
+    )
+    params.push(toDbTime(caps.perDay.since), caps.perDay.max)
+  }
 }
 
 /** MySQL: whether each of `parts` has a candidate, unlocked, in one statement (a row per part that has). */
@@ -172,6 +257,7 @@ function candidateOf(row: Record<string, unknown>): Candidate {
     isRnrSent: Number(r.isRnrSent),
     claim_group: Number(r.claim_group),
     claim_part: Number(r.claim_part),
+    dnc: Number(r.dnc),
   }
 }
 
@@ -201,6 +287,13 @@ export function firstCandidate(
 
 /** What the claim returns of the candidate it reserved. */
 export function claimedLead(c: Candidate): ClaimedLead {
-  const { dial_status, next_retry_at: _retryAt, claim_group: _group, claim_part: _part, ...rest } = c
+  const {
+    dial_status,
+    next_retry_at: _retryAt,
+    claim_group: _group,
+    claim_part: _part,
+    dnc: _dnc,
+    ...rest
+  } = c
   return { ...rest, previous_status: dial_status }
 }

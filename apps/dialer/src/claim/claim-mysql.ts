@@ -10,7 +10,12 @@ import {
   probeStatement,
 } from './candidates.js'
 import type { LeadClaim } from './request.js'
-import { reserveLeadStatement, reserveLeadTakingAgentStatement } from './statements.js'
+import {
+  endListedLeadStatements,
+  MAX_LISTED_PER_CLAIM,
+  reserveLeadStatement,
+  reserveLeadTakingAgentStatement,
+} from './statements.js'
 
 /**
  * The MySQL claim: two round trips when no callback or retry is due, in one batch transaction
@@ -29,6 +34,9 @@ import { reserveLeadStatement, reserveLeadTakingAgentStatement } from './stateme
  *    claimers measured 0.79-0.80 of the raw loop that way and 0.86-0.99 with the joined UPDATE (3
  *    rounds of 8 s, two runs each).
  *
+ * A lead whose number is on the do-not-call list (`dnc` read with the candidate) is ended in the same
+ * transaction instead (statements.ts `endListedLeadStatements`) and steps 1-2 run again.
+ *
  * The price: a Pending lead locked in step 1 stays locked, and skipped by other claimers, until this
  * short transaction ends when a callback or retry was due after all; and when another dialer has the
  * agent, a lead is locked for the length of this short transaction and then left as it was. A claim
@@ -40,28 +48,41 @@ export function claimMysql(db: Db, req: LeadClaim): Promise<ClaimedLead | undefi
     const probed = parts.filter((part) => part.category !== 'pending')
     const pending = parts.filter((part) => part.category === 'pending')
 
-    const [probe, ...locked] = await session.run([
-      probeStatement(req, probed),
-      ...pending.map((part) => candidateStatement(req, part, 'lock')),
-    ])
-    let best: Candidate | undefined
-    for (const result of locked) best = firstCandidate(result.rows, best)
+    for (let ended = 0; ended < MAX_LISTED_PER_CLAIM; ended++) {
+      const [probe, ...locked] = await session.run([
+        probeStatement(req, probed),
+        ...pending.map((part) => candidateStatement(req, part, 'lock')),
+      ])
+      let best: Candidate | undefined
+      for (const result of locked) best = firstCandidate(result.rows, best)
 
-    const due = probedParts(probe!.rows, probed)
-    if (due.length > 0) {
-      const relocked = await session.run(due.map((part) => candidateStatement(req, part, 'lock')))
-      for (const result of relocked) best = firstCandidate(result.rows, best)
-    }
-    if (!best) return undefined
+      const due = probedParts(probe!.rows, probed)
+      if (due.length > 0) {
+        const relocked = await session.run(due.map((part) => candidateStatement(req, part, 'lock')))
+        for (const result of relocked) best = firstCandidate(result.rows, best)
+      }
+      if (!best) {
+        // The listed leads ended on the way are kept.
+        if (ended > 0) await session.run([], { commit: true })
+        return undefined
+      }
+      if (best.dnc) {
+        // On the do-not-call list: ended in this transaction, and the search runs again.
+        await session.run(endListedLeadStatements(best, req))
+        continue
+      }
 
-    if (req.agentId === null) {
-      await session.run([reserveLeadStatement(best, req)], { commit: true })
-    } else {
-      const [reserved] = await session.run([reserveLeadTakingAgentStatement(best, req.agentId, req)], {
-        commit: true,
-      })
-      if (reserved!.affectedRows !== 2) return undefined
+      if (req.agentId === null) {
+        await session.run([reserveLeadStatement(best, req)], { commit: true })
+      } else {
+        const [reserved] = await session.run([reserveLeadTakingAgentStatement(best, req.agentId, req)], {
+          commit: true,
+        })
+        if (reserved!.affectedRows !== 2) return undefined
+      }
+      return claimedLead(best)
     }
-    return claimedLead(best)
+    await session.run([], { commit: true })
+    return undefined
   })
 }

@@ -14,7 +14,13 @@ import {
   firstCandidate,
 } from './candidates.js'
 import type { LeadClaim } from './request.js'
-import { reserveLeadStatement, takeAgentStatement } from './statements.js'
+import {
+  endListedLeadStatements,
+  freeAgentStatement,
+  MAX_LISTED_PER_CLAIM,
+  reserveLeadStatement,
+  takeAgentStatement,
+} from './statements.js'
 
 /** Claims in one SQLite transaction at most; they run one after another inside it, in arrival order. */
 const SQLITE_CLAIM_GROUP = 64
@@ -26,22 +32,36 @@ const ROLLBACK_TO: Statement = { sql: 'ROLLBACK TO claim', params: [] }
 /**
  * The SQLite claim: the agent's guarded UPDATE first, then one candidate statement after another, a
  * group at a time, stopping at the first group with a lead (they are calls into the same process),
- * then the lead's UPDATE. It does not commit: the claim group (`claimSqlite`) does.
+ * then the lead's UPDATE. A lead whose number is on the do-not-call list is ended instead and the
+ * search runs again. It does not commit: the claim group (`claimSqlite`) does.
  */
-async function claimInGroup(session: BatchSession, req: LeadClaim): Promise<ClaimedLead | undefined> {
+async function claimInGroup(
+  session: BatchSession,
+  req: LeadClaim,
+): Promise<{ lead: ClaimedLead | undefined; ended: number }> {
   if (req.agentId !== null) {
     const [taken] = await session.run([takeAgentStatement(req.agentId, req)])
-    if (taken!.affectedRows !== 1) return undefined
+    if (taken!.affectedRows !== 1) return { lead: undefined, ended: 0 }
   }
-  let best: Candidate | undefined
-  for (const part of claimParts(req, 'sqlite')) {
-    if (best && best.claim_group < part.group) break
-    const [found] = await session.run([candidateStatement(req, part, 'row')])
-    best = firstCandidate(found!.rows, best)
+  let ended = 0
+  while (ended < MAX_LISTED_PER_CLAIM) {
+    let best: Candidate | undefined
+    for (const part of claimParts(req, 'sqlite')) {
+      if (best && best.claim_group < part.group) break
+      const [found] = await session.run([candidateStatement(req, part, 'row')])
+      best = firstCandidate(found!.rows, best)
+    }
+    if (!best) break
+    if (best.dnc) {
+      await session.run(endListedLeadStatements(best, req))
+      ended += 1
+      continue
+    }
+    await session.run([reserveLeadStatement(best, req)])
+    return { lead: claimedLead(best), ended }
   }
-  if (!best) return undefined
-  await session.run([reserveLeadStatement(best, req)])
-  return claimedLead(best)
+  if (ended > 0 && req.agentId !== null) await session.run([freeAgentStatement(req.agentId, req)])
+  return { lead: undefined, ended }
 }
 
 const claimGroups = new WeakMap<Db, GroupCommit<LeadClaim, ClaimedLead | undefined>>()
@@ -65,8 +85,9 @@ export function claimSqlite(db: Db, req: LeadClaim): Promise<ClaimedLead | undef
           const leads: (ClaimedLead | undefined)[] = []
           for (const claim of claims) {
             await session.run([SAVEPOINT])
-            const lead = await claimInGroup(session, claim)
-            await session.run(lead ? [RELEASE] : [ROLLBACK_TO, RELEASE])
+            const { lead, ended } = await claimInGroup(session, claim)
+            // Leads it ended are kept even when it found none to dial.
+            await session.run(lead || ended > 0 ? [RELEASE] : [ROLLBACK_TO, RELEASE])
             leads.push(lead)
           }
           await session.run([], { commit: true })

@@ -18,8 +18,34 @@ export interface ClaimRequest {
   unpinnedOnly?: boolean
   /** Predictive mode's pinned claim: only leads pinned to `pinnedAgentId`, never the shared pool. */
   onlyMine?: boolean
+  /** CALLBACK_MODE: how a lead on the do-not-call list is ended (default: pinned when a pin is given). */
+  callbackMode?: 'pool' | 'pinned'
   /** Leads this dialer will not retry yet (a failed originate's cool-down). */
   excludeIds?: readonly number[]
+  /**
+   * PINNED_FALLBACK_MINUTES: leads pinned to another agent that have been due since `dueBefore` are
+   * claimable too, as if unpinned (the pin is kept). `workingTimeToo` false: the centre opened less
+   * than that long ago, so only due callbacks can have waited that long for their agent.
+   */
+  pinnedFallback?: { dueBefore: Date; workingTimeToo: boolean }
+  /**
+   * CALLING_HOURS: only leads whose stored `customer_tz` is one of `callable` (values the dialer found
+   * inside the calling window right now), and leads with none when `unzonedCallable`. Absent: no limit.
+   */
+  customerZones?: { callable: readonly string[]; unzonedCallable: boolean }
+  /** The per-number caps (MAX_CALLS_PER_NUMBER_PER_DAY, MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER); absent: none. */
+  numberCaps?: NumberCaps
+}
+
+/**
+ * Limits on calls to one phone number across every lead that carries it. With either set, a number
+ * being dialed right now (a reserved lead with the same number) is not dialed again either.
+ */
+export interface NumberCaps {
+  /** No call to the number may have ended after this (now - MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER). */
+  lastEndedBefore?: Date
+  /** Fewer than `max` calls to the number started at or after `since` (today's start in TIMEZONE). */
+  perDay?: { since: Date; max: number }
 }
 
 export interface LeadClaim extends ClaimRequest {

@@ -1,4 +1,4 @@
-import type { Statement } from '@hold-dialer/db'
+import { ARCHIVED_COLUMNS, type Statement } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
 import type { Candidate } from './candidates.js'
 import type { LeadClaim } from './request.js'
@@ -16,6 +16,17 @@ export function takeAgentStatement(agentId: number, req: LeadClaim): Statement {
   return {
     sql: 'UPDATE dialer_employee SET on_call_by = ?, on_call_since = ? WHERE id = ? AND on_call_by IS NULL',
     params: [req.dialerId, toDbTime(req.now), agentId],
+  }
+}
+
+/**
+ * SQLite: gives back the agent `takeAgentStatement` took, when the claim found no lead to dial but
+ * ended listed ones (so the claim commits rather than rolling back to its savepoint).
+ */
+export function freeAgentStatement(agentId: number, req: LeadClaim): Statement {
+  return {
+    sql: 'UPDATE dialer_employee SET on_call_by = NULL, on_call_since = NULL WHERE id = ? AND on_call_by = ?',
+    params: [agentId, req.dialerId],
   }
 }
 
@@ -42,4 +53,47 @@ export function reserveLeadTakingAgentStatement(lead: Candidate, agentId: number
             m.reserved_at = ?, e.on_call_by = ?, e.on_call_since = ? WHERE m.id = ?`,
     params: [agentId, lead.dial_status, req.dialerId, at, req.dialerId, at, lead.id],
   }
+}
+
+/**
+ * Listed leads one claim ends at most before it gives up for this round (each is one more search);
+ * the next claim goes on with the rest.
+ */
+export const MAX_LISTED_PER_CLAIM = 20
+
+/** What `last_dial_result` says of a lead the claim ended because its number is on the do-not-call list. */
+export const DNC_RESULT = 'DNC'
+
+/**
+ * Ends a lead whose number is on the do-not-call list, found by the claim (never dialed, nothing
+ * counted): pool mode archives it to hold_dialer_disposed with `disposed_reason` `dnc`, as max_tries
+ * archives; pinned mode sets Disposed and keeps it on master, as its max_tries does.
+ */
+export function endListedLeadStatements(lead: Candidate, req: LeadClaim): Statement[] {
+  const at = toDbTime(req.now)
+  if (
+    (req.callbackMode ?? (req.pinnedAgentId !== null || req.unpinnedOnly ? 'pinned' : 'pool')) === 'pinned'
+  ) {
+    return [
+      {
+        sql: `UPDATE hold_dialer_master_data SET dial_status = 'Disposed', last_dial_result = ?, next_retry_at = NULL
+                WHERE id = ?`,
+        params: [DNC_RESULT, lead.id],
+      },
+    ]
+  }
+  const cols = ARCHIVED_COLUMNS.join(', ')
+  return [
+    {
+      sql: `UPDATE hold_dialer_master_data SET dial_status = 'Archived', last_dial_result = ?, next_retry_at = NULL
+              WHERE id = ?`,
+      params: [DNC_RESULT, lead.id],
+    },
+    {
+      sql: `INSERT INTO hold_dialer_disposed (${cols}, master_id, disposed_at, disposed_reason)
+              SELECT ${cols}, id, ?, 'dnc' FROM hold_dialer_master_data WHERE id = ?`,
+      params: [at, lead.id],
+    },
+    { sql: 'DELETE FROM hold_dialer_master_data WHERE id = ?', params: [lead.id] },
+  ]
 }

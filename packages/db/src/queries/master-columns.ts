@@ -29,4 +29,5 @@ export const MASTER_DATA_COLUMNS = [
   'push_date',
   'status',
   'created_at',
+  'customer_tz',
 ] as const satisfies readonly (keyof NewMasterRow)[]

@@ -1,7 +1,8 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { MasterTable } from './master.table.js'
 
-export type DisposedReason = 'ticket_close' | 'max_tries'
+/** `dnc`: the number was on the do-not-call list at claim (hold_dialer_dnc). */
+export type DisposedReason = 'ticket_close' | 'max_tries' | 'dnc'
 
 /**
  * `hold_dialer_disposed`: a copy of a master row taken on ticket Close or (pool mode) when

@@ -35,6 +35,11 @@ export interface MasterTable {
   push_date: string
   status: number
   created_at: string
+  /**
+   * The customer's IANA zones, space-separated, derived from `phone_number` at push; TIMEZONE when
+   * the number maps to none; NULL on leads pushed before the column existed.
+   */
+  customer_tz: string | null
 }
 
 export type MasterRow = Selectable<MasterTable>
