@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util'
+import { type ParseArgsConfig, parseArgs } from 'node:util'
 import type { Dialect } from '@hold-dialer/db'
 
 export interface BenchOptions {
@@ -58,14 +58,15 @@ const argsOf = (argv: string[]) => (argv[0] === '--' ? argv.slice(1) : argv)
 export function helpOrRefusal(
   argv: string[],
   io: { out: (s: string) => void; err: (s: string) => void },
+  command: { options: ParseArgsConfig['options']; usage: string } = { options: OPTIONS, usage: USAGE },
 ): number | undefined {
   try {
-    const { values } = parseArgs({ args: argsOf(argv), options: OPTIONS, strict: true })
-    if (!values.help) return undefined
-    io.out(USAGE)
+    const { values } = parseArgs({ args: argsOf(argv), options: command.options, strict: true })
+    if ((values as { help?: boolean }).help !== true) return undefined
+    io.out(command.usage)
     return 0
   } catch (error) {
-    io.err(`${(error as Error).message}\n${USAGE}`)
+    io.err(`${(error as Error).message}\n${command.usage}`)
     return 2
   }
 }

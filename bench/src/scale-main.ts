@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { Db } from '@hold-dialer/db'
+import { helpOrRefusal } from './bench-options.js'
 import {
   agentExtensions,
   keepPanelsAlive,
@@ -20,10 +21,11 @@ import {
 import { runHttpLoad } from './lib/http-load.js'
 import { describeMachine, machineInfo } from './lib/machine.js'
 import { nowStamp } from './lib/master-row.js'
+import { phase, step } from './lib/progress.js'
 import { redisAnswers } from './lib/redis-ping.js'
 import { checkSharedRateLimit } from './scale/rate-limit-check.js'
 import { agentOverlaps, attemptsByDialer, lostLeads } from './scale/scale-checks.js'
-import { parseScaleOptions, type ScaleOptions } from './scale/scale-options.js'
+import { parseScaleOptions, SCALE_OPTIONS, SCALE_USAGE, type ScaleOptions } from './scale/scale-options.js'
 import { ScalePushes } from './scale/scale-plan.js'
 
 const say = (line = '') => process.stdout.write(`${line}\n`)
@@ -115,17 +117,23 @@ async function scaleRun(
         )
       },
     )
-    const loads = await Promise.all(
-      bases.map((base) =>
-        runHttpLoad({
-          url: `${base}/api/leads`,
-          connections: o.connections,
-          seconds: o.seconds,
-          headers: { authorization: `Bearer ${BENCH_SECRET}` },
-          next: pushes.plan(o.batch),
-        }),
-      ),
-    )
+    const loads = await phase('scale-out load', () => {
+      step(
+        () =>
+          `${pushes.pushed.length} oli_ids pushed, ${sim.originateCount() - originatesBefore} calls placed, ${Math.round((Date.now() - loadStarted) / 1000)} of ${o.seconds} s`,
+      )
+      return Promise.all(
+        bases.map((base) =>
+          runHttpLoad({
+            url: `${base}/api/leads`,
+            connections: o.connections,
+            seconds: o.seconds,
+            headers: { authorization: `Bearer ${BENCH_SECRET}` },
+            next: pushes.plan(o.batch),
+          }),
+        ),
+      )
+    })
     const rate = await rateLimit
     const seconds = (Date.now() - loadStarted) / 1000
     const calls = sim.originateCount() - originatesBefore
@@ -192,6 +200,12 @@ async function scaleRun(
   }
 }
 
+const code = helpOrRefusal(
+  process.argv.slice(2),
+  { out: (s) => process.stdout.write(`${s}\n`), err: (s) => process.stderr.write(`${s}\n`) },
+  { options: SCALE_OPTIONS, usage: SCALE_USAGE },
+)
+if (code !== undefined) process.exit(code)
 dropDatabasesOnSignal()
 main().then(
   () => process.exit(process.exitCode ?? 0),

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
 import { helpOrRefusal, parseBenchOptions, USAGE } from '../src/bench-options.js'
+import { SCALE_USAGE } from '../src/scale/scale-options.js'
 
 /** Runs the command-line check and keeps what it printed. */
 function check(...argv: string[]) {
@@ -55,3 +56,23 @@ t.test('the bench process: --help exits 0 with the usage on stdout, a wrong opti
   t.equal(wrong.stdout, '')
   t.match(wrong.stderr, /Unknown option '--bogus'/)
 })
+
+t.test(
+  'the scale-out process: --help exits 0 with its usage on stdout, a wrong option exits 2',
+  async (t) => {
+    const loader = new URL('../../scripts/ts-loader/register.mjs', import.meta.url).href
+    const main = fileURLToPath(new URL('../src/scale-main.ts', import.meta.url))
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [`--import=${loader}`, '--conditions=hold-dialer-src', main, ...args], {
+        encoding: 'utf8',
+      })
+    const help = run('--help')
+    t.equal(help.status, 0)
+    t.equal(help.stdout, `${SCALE_USAGE}\n`)
+    t.equal(help.stderr, '')
+    const wrong = run('--bogus')
+    t.equal(wrong.status, 2)
+    t.equal(wrong.stdout, '')
+    t.match(wrong.stderr, /Unknown option '--bogus'/)
+  },
+)

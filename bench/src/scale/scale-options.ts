@@ -16,13 +16,26 @@ export interface ScaleOptions {
   smoke: boolean
 }
 
-const USAGE = `Usage: pnpm bench:scale [--duration 3m] [--connections 2] [--batch 20] [--agents 30]
+export const SCALE_USAGE = `Usage: pnpm bench:scale [--duration 3m] [--connections 2] [--batch 20] [--agents 30]
   [--redis redis://127.0.0.1:6379] [--log-level warn] [--port 3200] [--out bench-results/scale.json] [--smoke]`
+
+export const SCALE_OPTIONS = {
+  duration: { type: 'string' },
+  connections: { type: 'string' },
+  batch: { type: 'string' },
+  agents: { type: 'string' },
+  redis: { type: 'string' },
+  'log-level': { type: 'string' },
+  port: { type: 'string' },
+  out: { type: 'string' },
+  smoke: { type: 'boolean', default: false },
+  help: { type: 'boolean', short: 'h', default: false },
+} as const
 
 /** `3m`, `90s` or a plain number of seconds. */
 export function parseDuration(raw: string): number {
   const m = /^(\d+(?:\.\d+)?)(s|m)?$/.exec(raw.trim())
-  if (!m) throw new Error(`--duration: expected e.g. 3m, 90s or 90, got ${raw}\n${USAGE}`)
+  if (!m) throw new Error(`--duration: expected e.g. 3m, 90s or 90, got ${raw}\n${SCALE_USAGE}`)
   return Number(m[1]) * (m[2] === 'm' ? 60 : 1)
 }
 
@@ -30,7 +43,7 @@ function positive(name: string, raw: string | undefined, fallback: number): numb
   if (raw === undefined) return fallback
   const n = Number(raw)
   if (!Number.isInteger(n) || n <= 0)
-    throw new Error(`--${name}: expected a whole number > 0, got ${raw}\n${USAGE}`)
+    throw new Error(`--${name}: expected a whole number > 0, got ${raw}\n${SCALE_USAGE}`)
   return n
 }
 
@@ -38,21 +51,10 @@ export function parseScaleOptions(argv: string[]): ScaleOptions {
   const { values } = parseArgs({
     // `pnpm bench:scale -- --duration 10m` passes the `--` on.
     args: argv[0] === '--' ? argv.slice(1) : argv,
-    options: {
-      duration: { type: 'string' },
-      connections: { type: 'string' },
-      batch: { type: 'string' },
-      agents: { type: 'string' },
-      redis: { type: 'string' },
-      'log-level': { type: 'string' },
-      port: { type: 'string' },
-      out: { type: 'string' },
-      smoke: { type: 'boolean', default: false },
-      help: { type: 'boolean', default: false },
-    },
+    options: SCALE_OPTIONS,
     strict: true,
   })
-  if (values.help) throw new Error(USAGE)
+  if (values.help) throw new Error(SCALE_USAGE)
   const smoke = values.smoke ?? false
   return {
     seconds: parseDuration(values.duration ?? (smoke ? '15s' : '3m')),
