@@ -48,17 +48,6 @@ const db = connectOrExit(config.databaseUrl, logger)
 // unavailable"): it waits, logging once a minute with the host, database and the server's message,
 // migrates as soon as the database answers, and only then claims anything.
 const availability = new DatabaseAvailability({ db, log: logger, migrate: config.dbMigrateOnStart })
-try {
-  const result = await availability.start()
-  logger.info(
-    { applied: result?.applied ?? [] },
-    config.dbMigrateOnStart ? 'database migrated' : 'database ready',
-  )
-} catch (err) {
-  // Not an availability problem (a migration that fails, say): waiting will not fix it.
-  logger.fatal({ err }, 'database start-up failed; stopping')
-  process.exit(1)
-}
 
 const ami = new AmiClient({
   host: config.ami.host!,
@@ -99,6 +88,20 @@ try {
     'the dialer HTTP listener did not start: no /healthz or /metrics (set DIALER_HTTP_PORT)',
   )
 }
+// The listener is up before the wait for the database, so /healthz reports a database that does not
+// answer (and /metrics the dialer's state) instead of refusing connections.
+try {
+  const result = await availability.start()
+  logger.info(
+    { applied: result?.applied ?? [] },
+    config.dbMigrateOnStart ? 'database migrated' : 'database ready',
+  )
+} catch (err) {
+  // Not an availability problem (a migration that fails, say): waiting will not fix it.
+  logger.fatal({ err }, 'database start-up failed; stopping')
+  process.exit(1)
+}
+
 await dialer.start()
 mailer.start()
 void ami.start()

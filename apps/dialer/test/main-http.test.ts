@@ -149,3 +149,34 @@ forEachDialect(t, async (t, database) => {
     t.equal(await s.exited, 0)
   })
 })
+
+t.test('the database not answering at start: /healthz says so while the dialer waits', async (t) => {
+  const httpPort = await port(t)
+  const nothing = await port(t)
+  const s = await startDialer(t, {
+    DATABASE_URL: `mysql://dialer:unused@127.0.0.1:${nothing}/none`,
+    AMI_HOST: '127.0.0.1',
+    AMI_PORT: String(await port(t)),
+    AMI_USERNAME: 'dialer',
+    AMI_SECRET: 'dialer-pass',
+    DIALER_ID: 'main-http-5',
+    DIALER_HTTP_PORT: String(httpPort),
+    DIALER_HTTP_SECRET: HTTP_SECRET,
+  })
+  const url = `http://127.0.0.1:${httpPort}`
+  let health: Record<string, unknown> = {}
+  await waitFor(
+    '/healthz',
+    async () => {
+      const r = await fetch(`${url}/healthz`).catch(() => undefined)
+      if (r === undefined) return false
+      health = (await r.json()) as Record<string, unknown>
+      return true
+    },
+    s,
+  )
+  t.match(health, { dialer: 'main-http-5', database: 'unavailable' })
+  const metrics = await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${HTTP_SECRET}` } })
+  t.equal(metrics.status, 200, 'metrics are served while the database is away')
+  t.equal(lines(s, 'dialer started').length, 0, 'nothing is claimed before the database answers')
+})
