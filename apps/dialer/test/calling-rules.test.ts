@@ -290,6 +290,36 @@ forEachDialect(t, async (t, database) => {
     },
   )
 
+  t.test('pinned fallback longer than a working day runs on into the next day', async (t) => {
+    await clear()
+    const config = parseConfig(
+      { CALLBACK_MODE: 'pinned', TIMEZONE: 'UTC', PINNED_FALLBACK_MINUTES: '600', CALLING_HOURS: 'off' },
+      { hostZone: 'UTC' },
+    )
+    const away = await agent('fb-long-away')
+    await db
+      .insertInto('hold_dialer_master_data')
+      .values([row('FB-LONG', '5553000004', { agent_id: away, push_date: '2026-11-23 09:00:00.000' })])
+      .execute()
+    const pool = (iso: string) => {
+      const now = new Date(iso)
+      return claim(null, {
+        now,
+        inHours: true,
+        unpinnedOnly: true,
+        callbackMode: 'pinned',
+        ...claimRules(config, now),
+      })
+    }
+    t.equal(await pool('2026-11-23T17:59:59Z'), undefined, 'a whole working day (540 minutes) is not 600')
+    t.equal(await pool('2026-11-24T09:59:59.999Z'), undefined)
+    t.match(
+      await pool('2026-11-24T10:00:00Z'),
+      { oli_id: 'FB-LONG', agent_id: away },
+      '540 + 60 working minutes',
+    )
+  })
+
   t.test(
     'pinned fallback counts working time only for Pending; a callback counts from its time',
     async (t) => {
@@ -327,8 +357,12 @@ forEachDialect(t, async (t, database) => {
         undefined,
         'waited overnight, but not 30 working minutes',
       )
-      t.equal(await pool('2026-11-23T09:29:59.999Z', true), undefined)
-      t.match(await pool('2026-11-23T09:30:00Z', true), { oli_id: 'FB-NIGHT' }, '30 minutes after WORK_START')
+      t.equal(await pool('2026-11-23T09:24:59.999Z', true), undefined)
+      t.match(
+        await pool('2026-11-23T09:25:00Z', true),
+        { oli_id: 'FB-NIGHT' },
+        '30 working minutes: 5 before 18:00 the day before, 25 after WORK_START',
+      )
       t.equal(await pool('2026-11-23T20:29:59.999Z', false), undefined, 'the callback, out of hours, not yet')
       t.match(
         await pool('2026-11-23T20:30:00Z', false),

@@ -87,6 +87,7 @@ export {
   type WorkingHours,
   type WorkWindow,
   workEndOfDay,
+  workingTimeBack,
   workStartOfDay,
   workWindowOfDay,
 } from './working-hours.js'

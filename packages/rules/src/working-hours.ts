@@ -133,3 +133,24 @@ function wallInstant(date: LocalDate, time: ClockTime, zone: string): Date {
   // Never null: the date comes from Luxon and the clock time was validated.
   return instantOfWallTime(wallTimeOn(date, time.hour, time.minute), zone) as Date
 }
+
+/**
+ * The instant from which exactly `minutes` of working time (the daily windows of `hours`) run up to
+ * `now`, walking back through the windows; null when the last `maxDays` days hold less. What
+ * PINNED_FALLBACK_MINUTES counts for Pending leads and retries: a lead waits that much of its agent's
+ * working time, whatever nights and days lie between, so a limit longer than one working day still
+ * comes (a 600-minute limit with 09:00-18:00 is reached on the second day).
+ */
+export function workingTimeBack(now: Date, minutes: number, hours: WorkingHours, maxDays = 400): Date | null {
+  let remaining = minutes * 60_000
+  let day = localDateOf(now, hours.zone)
+  for (let i = 0; i <= maxDays; i++, day = addDays(day, -1)) {
+    const { start, end } = workWindowOfDay(day, hours)
+    const until = Math.min(end.getTime(), now.getTime())
+    const available = until - start.getTime()
+    if (available <= 0) continue
+    if (available >= remaining) return new Date(until - remaining)
+    remaining -= available
+  }
+  return null
+}

@@ -9,6 +9,7 @@ import {
   parseClockTime,
   type WorkingHours,
   workEndOfDay,
+  workingTimeBack,
   workStartOfDay,
   workWindowOfDay,
 } from '../src/working-hours.js'
@@ -147,4 +148,21 @@ t.test('nextRetryAtForPush: NULL inside working hours, otherwise the next WORK_S
     'at WORK_END',
   )
   t.equal(iso(nextRetryAtForPush(utc('2026-05-01T01:00:00Z'), KOLKATA)), '2026-05-01T03:30:00.000Z', 'early')
+})
+
+t.test('workingTimeBack: the instant that much working time ago, across nights and DST', async (t) => {
+  const hours = { zone: 'UTC', start: '09:00', end: '18:00' }
+  t.same(workingTimeBack(new Date('2026-11-23T10:00:00Z'), 30, hours), new Date('2026-11-23T09:30:00Z'))
+  t.same(workingTimeBack(new Date('2026-11-23T09:10:00Z'), 30, hours), new Date('2026-11-22T17:40:00Z'))
+  t.same(workingTimeBack(new Date('2026-11-23T20:00:00Z'), 60, hours), new Date('2026-11-23T17:00:00Z'))
+  t.same(
+    workingTimeBack(new Date('2026-11-23T08:00:00Z'), 30, hours),
+    new Date('2026-11-22T17:30:00Z'),
+    'before WORK_START',
+  )
+  t.same(workingTimeBack(new Date('2026-11-24T10:00:00Z'), 600, hours), new Date('2026-11-23T09:00:00Z'))
+  const ny = { zone: 'America/New_York', start: '09:00', end: '18:00' }
+  // Sunday 2026-03-08 is the spring-forward day: its window is still 9 hours, 13:00-22:00 UTC.
+  t.same(workingTimeBack(new Date('2026-03-09T13:30:00Z'), 60, ny), new Date('2026-03-08T21:30:00Z'))
+  t.equal(workingTimeBack(new Date('2026-11-23T10:00:00Z'), 60 * 9 * 3, hours, 1), null, 'not within maxDays')
 })

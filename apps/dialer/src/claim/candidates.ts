@@ -80,7 +80,7 @@ export function claimParts(req: ClaimRequest, dialect: Dialect): Part[] {
       // A lead overdue for its agent is taken as if unpinned: in the unpinned parts' group, so the
       // usual order (oldest first) decides between them.
       const alike: Pin[] =
-        pin === 'unpinned' && fallback && (category === 'callback' || fallback.workingTimeToo)
+        pin === 'unpinned' && fallback && (category === 'callback' || fallback.workingDueBefore !== null)
           ? ['unpinned', 'overdue']
           : [pin]
       for (const p of alike) {
@@ -165,7 +165,8 @@ export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode
       params.push(req.pinnedAgentId)
     }
     where.push(`${DUE_SINCE[part.category]} <= ?`)
-    params.push(toDbTime(req.pinnedFallback!.dueBefore))
+    const fallback = req.pinnedFallback!
+    params.push(toDbTime(part.category === 'callback' ? fallback.dueBefore : fallback.workingDueBefore!))
   }
   numberCapsWhere(req, where, params)
   if (req.customerZones) {

@@ -23,11 +23,11 @@ export interface ClaimRequest {
   /** Leads this dialer will not retry yet (a failed originate's cool-down). */
   excludeIds?: readonly number[]
   /**
-   * PINNED_FALLBACK_MINUTES: leads pinned to another agent that have been due since `dueBefore` are
-   * claimable too, as if unpinned (the pin is kept). `workingTimeToo` false: the centre opened less
-   * than that long ago, so only due callbacks can have waited that long for their agent.
+   * PINNED_FALLBACK_MINUTES: leads pinned to another agent are claimable too, as if unpinned (the pin
+   * is kept): callbacks due since `dueBefore` (wall clock), Pending leads and retries due since
+   * `workingDueBefore` (that much working time ago; null: the windows kept lately hold less).
    */
-  pinnedFallback?: { dueBefore: Date; workingTimeToo: boolean }
+  pinnedFallback?: { dueBefore: Date; workingDueBefore: Date | null }
   /**
    * CALLING_HOURS: only leads whose stored `customer_tz` is one of `callable` (values the dialer found
    * inside the calling window right now), and leads with none when `unzonedCallable`. Absent: no limit.

@@ -1,11 +1,4 @@
-import {
-  type Config,
-  inZone,
-  isCallable,
-  localDateOf,
-  workStartOfDay,
-  zonesOfColumn,
-} from '@hold-dialer/rules'
+import { type Config, inZone, isCallable, workingTimeBack, zonesOfColumn } from '@hold-dialer/rules'
 import type { ClaimRequest } from './request.js'
 
 /** The calling rules' part of a claim request, from the configuration, at `now`. */
@@ -37,11 +30,13 @@ export function claimRules(config: Config, now: Date, stored?: StoredZones): Cla
   }
   const fallback = config.pinnedFallbackMinutes
   if (fallback > 0 && config.callbackMode === 'pinned') {
-    const dueBefore = new Date(now.getTime() - fallback * 60_000)
-    // Only working time counts for Pending and retries: a lead left overnight is not overdue at
-    // WORK_START; its agent has the first PINNED_FALLBACK_MINUTES of the day to take it.
-    const today = localDateOf(now, config.timezone)
-    rules.pinnedFallback = { dueBefore, workingTimeToo: workStartOfDay(today, config.hours) <= dueBefore }
+    // Callbacks count wall-clock time from their time (they are dialed out of hours too). Pending
+    // leads and retries count working time only: a lead left overnight is not overdue at WORK_START,
+    // and a limit longer than a working day runs on through the next days' windows.
+    rules.pinnedFallback = {
+      dueBefore: new Date(now.getTime() - fallback * 60_000),
+      workingDueBefore: workingTimeBack(now, fallback, config.hours),
+    }
   }
   const window = config.customerHours
   if (window) {
