@@ -58,6 +58,39 @@ forEachDialect(t, async (t, database) => {
       t.equal(h.sim.calls.filter((c) => c.number === listed).length, 0)
     })
 
+    t.test(
+      `${mode}: duplicate leads of one number wait for the next day past MAX_CALLS_PER_NUMBER_PER_DAY`,
+      async (t) => {
+        const h = await harness(t, database, {
+          env: {
+            ...env,
+            TIMEZONE: 'UTC',
+            MAX_CALLS_PER_NUMBER_PER_DAY: '1',
+            RETRY_PATTERN: '[1]',
+            MAX_TRIES: '1',
+          },
+          now: '2026-11-23T22:00:00.000Z',
+        })
+        await h.addAgent(mode === 'progressive' ? '8105' : '8205')
+        const number = mode === 'progressive' ? '5558100006' : '5558200006'
+        h.sim.setOutcome(number, { kind: 'busy' })
+        await h.push([lead(`DAY-${mode}-1`, number), lead(`DAY-${mode}-2`, number)])
+        await h.until('the first is called', async () => (await h.attempts(`DAY-${mode}-1`)).length === 1)
+        await h.until('and archived (one try)', async () => (await h.lead(`DAY-${mode}-1`)) === undefined)
+        await h.setClock('2026-11-23T23:59:00.000Z')
+        await h.dialer.claimRounds()
+        t.equal(h.sim.calls.filter((c) => c.number === number).length, 1, 'one call to the number today')
+        t.match(await h.lead(`DAY-${mode}-2`), { dial_status: 'Pending', call_count: 0 })
+        await h.setClock('2026-11-24T00:00:00.000Z')
+        await h.until(
+          'the duplicate is dialed the next day',
+          async () => (await h.attempts(`DAY-${mode}-2`)).length === 1,
+        )
+        const [second] = await h.attempts(`DAY-${mode}-2`)
+        t.equal(second?.started_at, '2026-11-24 00:00:00.000')
+      },
+    )
+
     t.test(`${mode}: duplicate leads of one number wait MIN_SECONDS_BETWEEN_CALLS_TO_NUMBER`, async (t) => {
       const start = '2026-11-23T12:00:00.000Z'
       const h = await harness(t, database, {
