@@ -6,7 +6,7 @@ import pino from 'pino'
 import t from 'tap'
 import { readCenter } from '../src/http/console/center-query.js'
 import { ConsoleHub, type ConsoleLive } from '../src/http/console/console-hub.js'
-import { consolePlugin, consoleRoutes, SESSION_COOKIE } from '../src/http/console/plugin.js'
+import { consolePlugin, consoleRoutes, LOGIN_RATE_LIMIT, SESSION_COOKIE } from '../src/http/console/plugin.js'
 import { buildDialerHttp } from '../src/http/server.js'
 
 // 2026-11-23 20:00 UTC is 2026-11-24 01:30 in Kolkata: "today" there began at 18:30 UTC.
@@ -382,6 +382,25 @@ forEachDialect(t, async (t, database) => {
     await app.close()
     await stream.ended
     t.pass('closing the listener ended the open stream')
+  })
+
+  t.test('sign-in attempts are limited per client address', async (t) => {
+    const app = Fastify()
+    await app.register(consolePlugin, {
+      db,
+      secret: SECRET,
+      live: fakeLive().live,
+      timezone: ZONE,
+      logger: pino({ level: 'silent' }),
+    })
+    t.teardown(() => app.close())
+    const attempt = (secret: string, remoteAddress = '10.0.0.1') =>
+      app.inject({ method: 'POST', url: '/console/login', payload: { secret }, remoteAddress })
+    for (let i = 0; i < LOGIN_RATE_LIMIT.max; i++) t.equal((await attempt('guess')).statusCode, 401)
+    t.equal((await attempt('guess')).statusCode, 429, 'past the limit')
+    t.equal((await attempt(SECRET)).statusCode, 429, 'even with the right secret, until the minute is over')
+    t.equal((await attempt(SECRET, '10.0.0.2')).statusCode, 303, 'another address signs in')
+    t.equal((await app.inject({ method: 'GET', url: '/console', remoteAddress: '10.0.0.1' })).statusCode, 200)
   })
 
   t.test("on the dialer's listener: served only with a secret, beside the secured routes", async (t) => {

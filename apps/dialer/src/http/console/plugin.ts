@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import cookie from '@fastify/cookie'
 import formbody from '@fastify/formbody'
+import rateLimit from '@fastify/rate-limit'
 import type { Database } from '@hold-dialer/db'
 import { headerCopiesOf, secretCheck } from '@hold-dialer/rules'
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
@@ -59,6 +60,12 @@ const DEFAULT_TIMING: ConsoleTiming = {
 }
 
 /**
+ * Sign-in attempts per client address: a person who mistypes gets a few tries a minute; a script
+ * guessing DIALER_HTTP_SECRET gets 10 a minute (429 past it, the right secret included).
+ */
+export const LOGIN_RATE_LIMIT = { max: 10, timeWindow: 60_000 }
+
+/**
  * The supervisor console, under `/console`: a login form, the page and its two files, a JSON snapshot
  * (`/console/snapshot.json`) and an event stream (`/console/events`). The data routes take the session
  * cookie the login sets, or the same secret headers as the rest of the listener (for scripts).
@@ -99,6 +106,8 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
 
   await app.register(cookie)
   await app.register(formbody)
+  // Only the login form is limited (guessing the secret); the page and its data are behind it.
+  await app.register(rateLimit, { global: false })
 
   const session = (request: FastifyRequest) => request.cookies[SESSION_COOKIE]
   const allowed = (request: FastifyRequest) => sessions.valid(session(request)) || authorized(request)
@@ -121,7 +130,7 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   )
   app.get('/console/', async (_request, reply) => reply.redirect('/console', 303))
 
-  app.post('/console/login', async (request, reply) => {
+  app.post('/console/login', { config: { rateLimit: LOGIN_RATE_LIMIT } }, async (request, reply) => {
     const body = request.body as Record<string, unknown> | undefined
     if (!secretMatches(body?.secret)) {
       return loginPage(reply, 401, '<p class="problem" role="alert">Not signed in.</p>')
