@@ -1,6 +1,13 @@
 import type { AmiClient, AmiMessage } from '@hold-dialer/ami'
 import { DatabaseAvailability, type Db } from '@hold-dialer/db'
-import { type Config, deskStateSource, isWithinWorkingHours, toDbTime } from '@hold-dialer/rules'
+import {
+  type Config,
+  deskStateSource,
+  isWithinWorkingHours,
+  nextCallableMoment,
+  toDbTime,
+  zonesOfColumn,
+} from '@hold-dialer/rules'
 import type { Logger } from 'pino'
 import { AGENT_REST_MS, AgentTracker } from './agents/agent-tracker.js'
 import { DeskStates } from './agents/desk-states.js'
@@ -104,6 +111,8 @@ export class Dialer {
   #dialable: number[] = []
   /** The stored customer zones as last read; until the first read, none (no lead is in hours). */
   #zones: StoredZones = { values: [], hasUnzoned: false }
+  /** Stored zone values already checked for a common calling moment. */
+  readonly #zonesChecked = new Set<string>()
   readonly #predictive: PredictiveEngine | undefined
   #synced = false
   /** The sync under way; `#syncAgain`: a login came during it, so it runs once more after. */
@@ -552,7 +561,21 @@ export class Dialer {
   }
 
   async #refreshZones(): Promise<void> {
-    if (this.#d.config.customerHours) this.#zones = await readStoredZones(this.#d.db.kysely)
+    const window = this.#d.config.customerHours
+    if (!window) return
+    this.#zones = await readStoredZones(this.#d.db.kysely)
+    // A number that maps to several zones is called only when it is inside CALLING_HOURS in all of
+    // them; when their windows never meet, its leads wait for ever. Said once per stored value.
+    for (const value of this.#zones.values) {
+      if (this.#zonesChecked.has(value)) continue
+      this.#zonesChecked.add(value)
+      if (nextCallableMoment(this.#now(), zonesOfColumn(value), window, null) === null) {
+        this.#d.logger.warn(
+          { customerTz: value, callingHours: `${window.start}-${window.end}` },
+          'leads of these customer zones are never called: their calling hours never overlap',
+        )
+      }
+    }
   }
 
   #extensions(): string[] {

@@ -1,5 +1,6 @@
 import { forEachDialect } from '@hold-dialer/db/testing'
 import { toDbTime } from '@hold-dialer/rules'
+import pino from 'pino'
 import t from 'tap'
 import { harness, lead } from './harness.js'
 
@@ -18,6 +19,34 @@ forEachDialect(t, async (t, database) => {
       .insertInto('hold_dialer_dnc')
       .values({ digits, source: 'test', added_at: toDbTime(new Date()), expires_at: null })
       .execute()
+
+  t.test('zones whose calling hours never overlap: one warning for the stored value', async (t) => {
+    const lines: Array<Record<string, unknown>> = []
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(JSON.parse(line)) })
+    const h = await harness(t, database, {
+      env: { CALLING_HOURS: '08:00-21:00' },
+      logger,
+      timing: { zonesMs: 20 },
+    })
+    await h.push(lead('NEVER-1', '5558300001'))
+    // UTC, UTC+8 and UTC-8: three 13-hour windows 8 hours apart share no moment.
+    const never = 'America/Los_Angeles Asia/Shanghai UTC'
+    await db
+      .updateTable('hold_dialer_master_data')
+      .set({ customer_tz: never })
+      .where('oli_id', '=', 'NEVER-1')
+      .execute()
+    const warned = () =>
+      lines.filter((l) => String(l.msg).startsWith('leads of these customer zones are never called'))
+    await h.until('warned', () => warned().length > 0)
+    await h.dialer.claimRounds(3)
+    t.equal(warned().length, 1, 'once')
+    t.match(warned()[0], { customerTz: never, callingHours: '08:00-21:00' })
+    t.notOk(
+      lines.some((l) => JSON.stringify(l).includes('5558300001')),
+      'no phone number in the log',
+    )
+  })
 
   for (const [mode, env] of MODES) {
     t.test(`${mode}, pool: a listed number is pushed as usual, never dialed, archived as dnc`, async (t) => {
@@ -71,7 +100,7 @@ forEachDialect(t, async (t, database) => {
           },
           now: '2026-11-23T22:00:00.000Z',
         })
-        await h.addAgent(mode === 'progressive' ? '8105' : '8205')
+        await h.addAgent(mode === 'progressive' ? '8109' : '8209')
         const number = mode === 'progressive' ? '5558100006' : '5558200006'
         h.sim.setOutcome(number, { kind: 'busy' })
         await h.push([lead(`DAY-${mode}-1`, number), lead(`DAY-${mode}-2`, number)])
