@@ -40,39 +40,26 @@ t.test('valid options: nothing printed, the bench runs with them', async (t) => 
   t.throws(() => parseBenchOptions(['--only', 'nope']), /--only: unknown part nope/)
 })
 
-t.test('the bench process: --help exits 0 with the usage on stdout, a wrong option exits 2', async (t) => {
-  const loader = new URL('../../scripts/ts-loader/register.mjs', import.meta.url).href
-  const main = fileURLToPath(new URL('../src/bench-main.ts', import.meta.url))
-  const run = (...args: string[]) =>
-    spawnSync(process.execPath, [`--import=${loader}`, '--conditions=hold-dialer-src', main, ...args], {
-      encoding: 'utf8',
-    })
-  const help = run('-h')
-  t.equal(help.status, 0)
-  t.equal(help.stdout, `${USAGE}\n`)
-  t.equal(help.stderr, '')
-  const wrong = run('--bogus')
-  t.equal(wrong.status, 2)
-  t.equal(wrong.stdout, '')
-  t.match(wrong.stderr, /Unknown option '--bogus'/)
-})
-
-t.test(
-  'the scale-out process: --help exits 0 with its usage on stdout, a wrong option exits 2',
-  async (t) => {
+for (const [name, file, usage] of [
+  ['the bench process', 'bench-main.ts', USAGE],
+  ['the scale-out process', 'scale-main.ts', SCALE_USAGE],
+] as const) {
+  t.test(`${name}: --help and -h exit 0 with the usage on stdout, a wrong option exits 2`, async (t) => {
     const loader = new URL('../../scripts/ts-loader/register.mjs', import.meta.url).href
-    const main = fileURLToPath(new URL('../src/scale-main.ts', import.meta.url))
+    const main = fileURLToPath(new URL(`../src/${file}`, import.meta.url))
     const run = (...args: string[]) =>
       spawnSync(process.execPath, [`--import=${loader}`, '--conditions=hold-dialer-src', main, ...args], {
         encoding: 'utf8',
       })
-    const help = run('--help')
-    t.equal(help.status, 0)
-    t.equal(help.stdout, `${SCALE_USAGE}\n`)
-    t.equal(help.stderr, '')
+    for (const flag of ['-h', '--help']) {
+      const help = run(flag)
+      t.equal(help.status, 0)
+      t.equal(help.stdout, `${usage}\n`)
+      t.equal(help.stderr, '')
+    }
     const wrong = run('--bogus')
     t.equal(wrong.status, 2)
     t.equal(wrong.stdout, '')
     t.match(wrong.stderr, /Unknown option '--bogus'/)
-  },
-)
+  })
+}

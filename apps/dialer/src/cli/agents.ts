@@ -1,7 +1,8 @@
 import { parseArgs } from 'node:util'
-import { connect, type Database, type EmployeeUpdate, isDuplicateKey, migrate } from '@hold-dialer/db'
+import { type Database, type EmployeeUpdate, isDuplicateKey } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
+import { runOperatorCli } from './operator-cli.js'
 
 /**
  * `pnpm agents ...`: the operator's view of the agent roster (`dialer_employee`). The real agent panel
@@ -242,56 +243,45 @@ function parseCommand(argv: string[]): Command {
  * `--help`, `-h` and no command at all: exit 0.
  */
 export async function runAgentsCli(argv: string[], url: string, io: AgentsIo = processIo): Promise<number> {
-  let command: Command
-  try {
-    command = parseCommand(argv)
-  } catch (error) {
-    io.err(`agents: ${(error as Error).message}\nRun \`pnpm agents --help\` for the commands.`)
-    return 2
-  }
-  if (command.kind === 'help') {
-    io.out(USAGE)
-    return 0
-  }
-  const handle = connect(url)
-  try {
-    await migrate(handle)
-    const db = handle.kysely
-    switch (command.kind) {
-      case 'list': {
-        const rows = await db.selectFrom('dialer_employee').selectAll().orderBy('extension').execute()
-        for (const r of rows) {
-          io.out(
-            `${r.extension ?? '-'}\t${r.name}\t${r.is_active === 1 ? 'active' : 'deactivated'}\tpresence=${r.presence}\tpanel=${r.panel_seen_at ?? 'never'}\ton_call=${r.on_call_by ?? '-'}`,
-          )
+  return runOperatorCli({
+    name: 'agents',
+    usage: USAGE,
+    argv,
+    url,
+    io,
+    parse: parseCommand,
+    run: async (command, handle) => {
+      const db = handle.kysely
+      switch (command.kind) {
+        case 'list': {
+          const rows = await db.selectFrom('dialer_employee').selectAll().orderBy('extension').execute()
+          for (const r of rows) {
+            io.out(
+              `${r.extension ?? '-'}\t${r.name}\t${r.is_active === 1 ? 'active' : 'deactivated'}\tpresence=${r.presence}\tpanel=${r.panel_seen_at ?? 'never'}\ton_call=${r.on_call_by ?? '-'}`,
+            )
+          }
+          io.out(`${rows.length} agent(s)`)
+          break
         }
-        io.out(`${rows.length} agent(s)`)
-        break
+        case 'add':
+          await addAgent(db, command, io)
+          break
+        case 'presence':
+          await setFields(db, command.extension, { presence: command.presence })
+          io.out(`${command.extension} is ${command.presence}`)
+          break
+        case 'panel':
+          await setFields(db, command.extension, { panel_seen_at: toDbTime(new Date()) })
+          io.out(`${command.extension} panel seen`)
+          break
+        case 'activate':
+        case 'deactivate':
+          await setActive(db, command.extension, command.kind === 'activate', io)
+          break
+        case 'demo':
+          await demo(db, command.extensions, io)
+          break
       }
-      case 'add':
-        await addAgent(db, command, io)
-        break
-      case 'presence':
-        await setFields(db, command.extension, { presence: command.presence })
-        io.out(`${command.extension} is ${command.presence}`)
-        break
-      case 'panel':
-        await setFields(db, command.extension, { panel_seen_at: toDbTime(new Date()) })
-        io.out(`${command.extension} panel seen`)
-        break
-      case 'activate':
-      case 'deactivate':
-        await setActive(db, command.extension, command.kind === 'activate', io)
-        break
-      case 'demo':
-        await demo(db, command.extensions, io)
-        break
-    }
-    return 0
-  } catch (error) {
-    io.err(`agents: ${(error as Error).message}`)
-    return 1
-  } finally {
-    await handle.close()
-  }
+    },
+  })
 }

@@ -2,11 +2,12 @@ import { createReadStream, createWriteStream } from 'node:fs'
 import type { Readable, Writable } from 'node:stream'
 import { finished } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
-import { connect, type Database, migrate, type NewDncRow, takeInsertedValues } from '@hold-dialer/db'
+import { type Database, type NewDncRow, takeInsertedValues } from '@hold-dialer/db'
 import { normalisePhone, toDbTime } from '@hold-dialer/rules'
 import { parse } from 'csv-parse'
 import { stringify } from 'csv-stringify'
 import type { Kysely } from 'kysely'
+import { runOperatorCli } from './operator-cli.js'
 
 /**
  * `pnpm dnc ...`: the operator's do-not-call list (`hold_dialer_dnc`). A lead whose number is listed
@@ -311,84 +312,73 @@ export async function exportCsv(db: Kysely<Database>, output: Writable): Promise
 
 /** Runs one `pnpm dnc` command against `url`; returns the exit code. */
 export async function runDncCli(argv: string[], url: string, io: DncIo = processIo): Promise<number> {
-  let command: Command
-  try {
-    command = parseCommand(argv)
-  } catch (error) {
-    io.err(`dnc: ${(error as Error).message}\nRun \`pnpm dnc --help\` for the commands.`)
-    return 2
-  }
-  if (command.kind === 'help') {
-    io.out(USAGE)
-    return 0
-  }
-  const handle = connect(url)
-  try {
-    await migrate(handle)
-    const db = handle.kysely
-    switch (command.kind) {
-      case 'add':
-        await upsert(db, handle.dialect, [
-          {
-            digits: command.digits,
-            source: command.source,
-            added_at: toDbTime(new Date()),
-            expires_at: command.expiresAt,
-          },
-        ])
-        io.out(
-          `${command.digits} listed${command.expiresAt ? ` until ${command.expiresAt} UTC` : ''}${command.source ? ` (source ${command.source})` : ''}`,
-        )
-        break
-      case 'remove': {
-        const r = await db
-          .deleteFrom('hold_dialer_dnc')
-          .where('digits', '=', command.digits)
-          .executeTakeFirst()
-        if (Number(r.numDeletedRows) === 0) throw new ListError(`${command.digits} is not on the list`)
-        io.out(`${command.digits} removed`)
-        break
-      }
-      case 'list': {
-        const rows = await db
-          .selectFrom('hold_dialer_dnc')
-          .selectAll()
-          .orderBy('digits')
-          .limit(command.limit)
-          .execute()
-        for (const r of rows)
+  return runOperatorCli({
+    name: 'dnc',
+    usage: USAGE,
+    argv,
+    url,
+    io,
+    parse: parseCommand,
+    run: async (command, handle) => {
+      const db = handle.kysely
+      switch (command.kind) {
+        case 'add':
+          await upsert(db, handle.dialect, [
+            {
+              digits: command.digits,
+              source: command.source,
+              added_at: toDbTime(new Date()),
+              expires_at: command.expiresAt,
+            },
+          ])
           io.out(
-            `${r.digits}\tsource=${r.source ?? '-'}\tadded=${r.added_at}\texpires=${r.expires_at ?? 'never'}`,
+            `${command.digits} listed${command.expiresAt ? ` until ${command.expiresAt} UTC` : ''}${command.source ? ` (source ${command.source})` : ''}`,
           )
-        const { n } = await db
-          .selectFrom('hold_dialer_dnc')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-        io.out(`${Number(n)} number(s) listed${Number(n) > rows.length ? `, ${rows.length} shown` : ''}`)
-        break
+          break
+        case 'remove': {
+          const r = await db
+            .deleteFrom('hold_dialer_dnc')
+            .where('digits', '=', command.digits)
+            .executeTakeFirst()
+          if (Number(r.numDeletedRows) === 0) throw new ListError(`${command.digits} is not on the list`)
+          io.out(`${command.digits} removed`)
+          break
+        }
+        case 'list': {
+          const rows = await db
+            .selectFrom('hold_dialer_dnc')
+            .selectAll()
+            .orderBy('digits')
+            .limit(command.limit)
+            .execute()
+          for (const r of rows)
+            io.out(
+              `${r.digits}\tsource=${r.source ?? '-'}\tadded=${r.added_at}\texpires=${r.expires_at ?? 'never'}`,
+            )
+          const { n } = await db
+            .selectFrom('hold_dialer_dnc')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+          io.out(`${Number(n)} number(s) listed${Number(n) > rows.length ? `, ${rows.length} shown` : ''}`)
+          break
+        }
+        case 'import': {
+          const input = command.file === '-' ? io.stdin : createReadStream(command.file)
+          if (!input) throw new ListError('no standard input to read')
+          const r = await importCsv(db, handle.dialect, input, command.source, io)
+          io.out(
+            `imported ${r.listed} number(s) in ${r.seconds.toFixed(1)} s${r.bad > 0 ? `; ${r.bad} row(s) skipped (not a number or a bad expires_at)` : ''}`,
+          )
+          break
+        }
+        case 'export': {
+          const output = command.file === '-' ? io.stdout : createWriteStream(command.file)
+          if (!output) throw new ListError('no standard output to write')
+          const n = await exportCsv(db, output)
+          if (command.file !== '-') io.err(`dnc export: ${n} number(s) written to ${command.file}`)
+          break
+        }
       }
-      case 'import': {
-        const input = command.file === '-' ? io.stdin : createReadStream(command.file)
-        if (!input) throw new ListError('no standard input to read')
-        const r = await importCsv(db, handle.dialect, input, command.source, io)
-        io.out(
-          `imported ${r.listed} number(s) in ${r.seconds.toFixed(1)} s${r.bad > 0 ? `; ${r.bad} row(s) skipped (not a number or a bad expires_at)` : ''}`,
-        )
-        break
-      }
-      case 'export': {
-        const output = command.file === '-' ? io.stdout : createWriteStream(command.file)
-        if (!output) throw new ListError('no standard output to write')
-        const n = await exportCsv(db, output)
-        if (command.file !== '-') io.err(`dnc export: ${n} number(s) written to ${command.file}`)
-        break
-      }
-    }
-    return 0
-  } catch (error) {
-    io.err(`dnc: ${(error as Error).message}`)
-    return 1
-  } finally {
-    await handle.close()
-  }
+    },
+  })
 }
