@@ -5,6 +5,7 @@
 //    so each unit is checked as a copy in a temporary folder with /opt/hold-dialer/current (the
 //    installed release) rewritten to this checkout; the script ExecStart runs (apps/*/dist/...) must
 //    exist too, relative to WorkingDirectory. Any warning verify prints is a failure.
+//    Its Node flags must be deploy/node-flags.json's for that script (what `pnpm start` and the bench use).
 // 2. `systemd-analyze security --offline=yes --threshold=25` on the units as shipped: the exposure
 //    score must be at most 2.5 ("OK"); the score is printed either way.
 // 3. The env examples of deploy/env: every configuration variable is in one of them, none of shared.env's
@@ -22,6 +23,7 @@ import { join } from 'node:path'
 import { CONFIG_VARIABLES, parseConfig } from '../packages/rules/dist/index.js'
 
 const root = new URL('..', import.meta.url).pathname.replace(/\/$/, '')
+const nodeFlags = JSON.parse(readFileSync(join(root, 'deploy/node-flags.json'), 'utf8'))
 const unitsArg = process.argv.indexOf('--units')
 const unitDir = unitsArg > 0 ? process.argv[unitsArg + 1] : join(root, 'deploy')
 const INSTALLED = '/opt/hold-dialer/current'
@@ -58,9 +60,15 @@ if (probe.error || probe.status !== 0) {
       if (verify.status !== 0 || said)
         fail(`${unit}: systemd-analyze verify: ${said || `exit ${verify.status}`}`)
       else out(`${unit}: systemd-analyze verify clean`)
-      const script = /^ExecStart=\S+\s+(\S+)/m.exec(text)?.[1]
+      const args = /^ExecStart=\S+\s+(.*)$/m.exec(text)?.[1]?.trim().split(/\s+/) ?? []
+      const script = args.at(-1)
       if (!script || !existsSync(join(root, script)))
         fail(`${unit}: ExecStart's script ${script} is not in ${root} (run pnpm build)`)
+      const flags = nodeFlags[script] ?? []
+      if (args.slice(0, -1).join(' ') !== flags.join(' '))
+        fail(
+          `${unit}: ExecStart's Node flags ${args.slice(0, -1).join(' ') || '(none)'} are not deploy/node-flags.json's (${flags.join(' ')})`,
+        )
 
       const security = spawnSync(
         'systemd-analyze',

@@ -3,6 +3,7 @@
 // the simulated PBX (only when AMI_HOST is unset), the API and the dialer. Ctrl-C stops all three.
 // In production each process runs on its own under systemd (see deploy/); this is for trying it out.
 import { spawn, spawnSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { lineFormatter } from './log-lines.mjs'
@@ -10,6 +11,8 @@ import { useSupportedNode } from './node-runtime.mjs'
 
 await useSupportedNode()
 const root = new URL('..', import.meta.url).pathname
+// The Node flags each process runs with, as the systemd units give them (scripts/check-deploy.mjs).
+const nodeFlags = JSON.parse(readFileSync(join(root, 'deploy/node-flags.json'), 'utf8'))
 const say = (line) => process.stdout.write(`[start] ${line}\n`)
 // On a terminal the processes' JSON log lines are shown human-readable; piped or redirected, as JSON.
 const format = lineFormatter({ pretty: process.stdout.isTTY === true })
@@ -47,7 +50,7 @@ const children = new Map()
 let stopping = false
 
 function run(name, script, args = []) {
-  const child = spawn(process.execPath, [join(root, script), ...args], {
+  const child = spawn(process.execPath, [...(nodeFlags[script] ?? []), join(root, script), ...args], {
     cwd: root,
     env,
     stdio: ['ignore', 'pipe', 'pipe'],

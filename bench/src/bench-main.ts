@@ -69,6 +69,7 @@ async function benchPush(dialect: Dialect, o: BenchOptions, compared: ComparedCa
       memory.push({
         name: `api (${dialect})`,
         peakRssMiB: peak,
+        ...api.peakMemory(),
         limitMiB: API_RSS_LIMIT_MIB,
         met: peak < API_RSS_LIMIT_MIB,
         note: 'after every push run of this dialect',
@@ -112,6 +113,8 @@ async function benchDialer(dialect: Dialect, o: BenchOptions, memory: MemoryCase
     memory.push({
       name: `dialer (${dialect})`,
       peakRssMiB: r.peakRssMiB,
+      anonMiB: r.anonMiB,
+      fileMiB: r.fileMiB,
       limitMiB: DIALER_RSS_LIMIT_MIB,
       met: r.peakRssMiB < DIALER_RSS_LIMIT_MIB,
       note: `${r.calls} calls in ${r.seconds.toFixed(0)} s (${r.callsPerSec.toFixed(0)}/s), most calls per number ${r.worstCallsPerNumber}`,

@@ -13,6 +13,8 @@ import {
 
 export interface DialerRssResult {
   peakRssMiB: number
+  anonMiB: number
+  fileMiB: number
   calls: number
   callsPerSec: number
   seconds: number
@@ -52,6 +54,7 @@ export async function dialerRss(
     const calls = sim.originateCount() - before
     return {
       peakRssMiB: dialer.peakRssMiB(),
+      ...dialer.peakMemory(),
       calls,
       callsPerSec: calls / seconds,
       seconds,

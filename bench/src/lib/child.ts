@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { procStatusMiB } from './proc-status.js'
+import { MemorySampler, procStatusMiB } from './proc-status.js'
 
 /** The repository root: the same depth from `src/lib` and `dist/lib`. */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url))
@@ -12,8 +13,19 @@ export interface Child {
   /** Last lines the process wrote, shown when it fails. */
   tail(): string
   peakRssMiB(): number
+  /** Peak private (RssAnon) and file-backed (RssFile) resident memory, sampled every 100 ms. */
+  peakMemory(): { anonMiB: number; fileMiB: number }
   exited(): boolean
   stop(signal?: NodeJS.Signals): Promise<void>
+}
+
+/**
+ * The Node flags the product's processes run with (`deploy/node-flags.json`, which the systemd units
+ * and `pnpm start` use too), so the bench measures them as deployed.
+ */
+export function deployedNodeFlags(script: string): string[] {
+  const flags = JSON.parse(readFileSync(`${ROOT}deploy/node-flags.json`, 'utf8')) as Record<string, string[]>
+  return flags[script] ?? []
 }
 
 /** Starts `node <script>` from the repository root with `env` on top of a minimal environment. */
@@ -23,7 +35,7 @@ export function startNode(
   env: Record<string, string>,
   args: string[] = [],
 ): Child {
-  const child = spawn(process.execPath, [...args, script], {
+  const child = spawn(process.execPath, [...deployedNodeFlags(script), ...args, script], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -47,12 +59,18 @@ export function startNode(
   )
   if (child.pid === undefined) throw new Error(`${name}: could not start ${script}`)
   const pid = child.pid
+  const sampler = new MemorySampler(pid)
+  child.once('exit', () => sampler.stop())
   return {
     name,
     process: child,
     pid,
     tail: () => lines.join('\n'),
     peakRssMiB: () => procStatusMiB(pid, 'VmHWM'),
+    peakMemory: () => {
+      sampler.sample()
+      return { anonMiB: sampler.peakAnonMiB, fileMiB: sampler.peakFileMiB }
+    },
     exited: () => done,
     async stop(signal = 'SIGTERM') {
       if (done) return

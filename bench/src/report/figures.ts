@@ -38,6 +38,9 @@ export interface ComparedCase {
 export interface MemoryCase {
   name: string
   peakRssMiB: number
+  /** Peak private memory (RssAnon) and peak file pages mapped (RssFile), sampled. */
+  anonMiB: number
+  fileMiB: number
   limitMiB: number
   met: boolean
   note: string

@@ -57,8 +57,24 @@ export function comparedTable(cases: readonly ComparedCase[], o: TableOptions = 
 
 export function memoryTable(cases: readonly MemoryCase[], o: TableOptions = { verdict: true }): string {
   const rows = [
-    ['process', 'peak RSS MiB (VmHWM)', 'limit MiB', 'met', 'note'],
-    ...cases.map((c) => [c.name, num(c.peakRssMiB, 1), num(c.limitMiB), c.met ? 'yes' : 'NO', c.note]),
+    [
+      'process',
+      'peak RSS MiB (VmHWM)',
+      'private MiB (RssAnon)',
+      'file pages MiB (RssFile)',
+      'limit MiB',
+      'met',
+      'note',
+    ],
+    ...cases.map((c) => [
+      c.name,
+      num(c.peakRssMiB, 1),
+      num(c.anonMiB, 1),
+      num(c.fileMiB, 1),
+      num(c.limitMiB),
+      c.met ? 'yes' : 'NO',
+      c.note,
+    ]),
   ]
-  return render(withoutVerdict(rows, 2, o))
+  return render(withoutVerdict(rows, 4, o))
 }

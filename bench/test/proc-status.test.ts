@@ -1,0 +1,31 @@
+import t from 'tap'
+import { deployedNodeFlags, startNode } from '../src/lib/child.js'
+import { MemorySampler, procStatus, procStatusMiB } from '../src/lib/proc-status.js'
+
+t.test('the sampler keeps the peak private and file-backed memory of a process', async (t) => {
+  const sampler = new MemorySampler(process.pid, 10)
+  const before = sampler.peakAnonMiB
+  // 64 MiB touched: the private part must rise by about that much.
+  const block = Buffer.alloc(64 * 1024 * 1024, 1)
+  sampler.sample()
+  sampler.stop()
+  t.ok(block.length > 0)
+  t.ok(sampler.peakAnonMiB >= before + 60, `private peak ${sampler.peakAnonMiB} MiB after 64 MiB touched`)
+  t.ok(sampler.peakFileMiB > 0, 'the Node binary is mapped from its file')
+  const now = procStatus(process.pid)
+  t.ok(now && now.VmHWM !== undefined && now.VmHWM >= sampler.peakAnonMiB, 'VmHWM counts the private part')
+})
+
+t.test('a process that is gone has no status', async (t) => {
+  t.equal(procStatus(2 ** 22 + 1), undefined)
+  t.throws(() => procStatusMiB(2 ** 22 + 1, 'VmHWM'), /has no VmHWM/)
+})
+
+t.test("the product's processes start with the deployed Node flags", async (t) => {
+  t.same(deployedNodeFlags('apps/dialer/dist/main.js'), ['--max-semi-space-size=8'])
+  t.same(deployedNodeFlags('tools/anything.js'), [])
+  const child = startNode('flags', 'apps/dialer/dist/main.js', {}, ['--version'])
+  await new Promise((resolve) => child.process.once('exit', resolve))
+  t.match(child.tail(), /^v\d+\./, 'node took the flags and printed its version')
+  t.ok(child.peakMemory().fileMiB >= 0)
+})
