@@ -16,7 +16,7 @@ import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tra
 import { progressiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
 import { reconcileAfterLogin } from './calls/reconcile.js'
-import { type ClaimedLead, claimLead } from './claim/claim.js'
+import { type ClaimedLead, claimLead, DueProbeMemo } from './claim/claim.js'
 import { claimRules, type StoredZones } from './claim/rules.js'
 import { type LiveState, liveState, SinceClock } from './http/live-state.js'
 import { DialerMetrics } from './metrics.js'
@@ -57,6 +57,8 @@ export interface DialerTiming {
   agentRestMs: number
   /** Period of the read of the stored customer zones (CALLING_HOURS). */
   zonesMs: number
+  /** How long a MySQL claim that found no callback or retry due stands for the next (claim/due-probe.ts). */
+  dueProbeMs: number
 }
 
 const DEFAULT_TIMING: DialerTiming = {
@@ -67,6 +69,7 @@ const DEFAULT_TIMING: DialerTiming = {
   settleRetryMs: 2000,
   agentRestMs: AGENT_REST_MS,
   zonesMs: 5000,
+  dueProbeMs: 1000,
 }
 
 /** Delay before a failed AMI sync (device states, live channels, own reservations) is tried again. */
@@ -102,6 +105,7 @@ export class Dialer {
   readonly #now: () => Date
   readonly #timing: DialerTiming
   readonly #agents: AgentTracker
+  readonly #dueProbes: DueProbeMemo
   readonly #desks: DeskStates
   readonly #calls: CallTracker
   readonly #settles: SettleQueue
@@ -147,6 +151,10 @@ export class Dialer {
       deps.logger,
     )
     this.#agents = new AgentTracker((ext) => this.#desks.state(ext), this.#timing.agentRestMs)
+    this.#dueProbes = new DueProbeMemo(this.#timing.dueProbeMs)
+    const settlesDueSoon =
+      Math.min(deps.config.retryPolicy.retrySeconds, deps.config.abandonRetrySeconds) * 1000 <
+      this.#timing.dueProbeMs
     this.#calls = new CallTracker(this.#now, (call, result) => this.#onFinished(call, result), {
       onAnswered: (call) => this.#predictive?.onAnswered(call),
       onAgentLegFailed: (call, status) => this.#predictive?.onAgentLegFailed(call, status),
@@ -166,6 +174,7 @@ export class Dialer {
         dialable: () => this.#dialable,
         rules: (now) => claimRules(deps.config, now, this.#zones),
         cooldown: () => [...this.#cooldown.keys()],
+        dueProbes: this.#dueProbes,
         busyHere: () => this.#calls.busyAgentIds(),
         onClaimed: () => {
           this.stats.claims += 1
@@ -191,6 +200,10 @@ export class Dialer {
       deps.logger,
       (err) => this.#availability.report(err) !== undefined,
       (outcome, result) => {
+        // A restored lead is due again at once; a settled one when its retry comes sooner than the
+        // memo's time (RETRY_SECONDS or ABANDON_RETRY_SECONDS under it; a new day's first retry is
+        // hours away).
+        if (outcome === 'restored' || (outcome === 'settled' && settlesDueSoon)) this.#dueProbes.forget()
         if (outcome === 'restored') {
           this.stats.restored += 1
           this.metrics.restores.inc()
@@ -453,7 +466,7 @@ export class Dialer {
   ): Promise<ClaimedLead | undefined> {
     const end = this.metrics.claimSeconds.startTimer({ mode })
     try {
-      const lead = await claimLead(this.#d.db, req)
+      const lead = await claimLead(this.#d.db, req, this.#dueProbes)
       end({ result: lead ? 'claimed' : 'none' })
       return lead
     } catch (err) {

@@ -7,7 +7,7 @@ import type { Agent, AgentTracker } from './agents/agent-tracker.js'
 import { logCallPhase } from './calls/call-progress.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { originateCall } from './calls/originate-call.js'
-import { type ClaimedLead, claimLead } from './claim/claim.js'
+import { type ClaimedLead, claimLead, type DueProbeMemo } from './claim/claim.js'
 import type { ClaimRules } from './claim/rules.js'
 import type { DialerMetrics } from './metrics.js'
 import { countAnswered, windowTotals } from './sql/abandon-stats.js'
@@ -28,6 +28,8 @@ export interface PredictiveContext {
   /** The calling rules' part of a claim at `now` (claim/rules.ts). */
   rules(now: Date): ClaimRules
   cooldown(): number[]
+  /** The dialer's memo of claims that found nothing due (claim/due-probe.ts). */
+  dueProbes?: DueProbeMemo
   /** Agents held by this dialer's calls. */
   busyHere(): Set<number>
   onClaimed(): void
@@ -188,19 +190,23 @@ export class PredictiveEngine {
     rules: ClaimRules,
   ): Promise<ClaimedLead | undefined> {
     const end = this.#c.metrics?.claimSeconds.startTimer({ mode: 'predictive' })
-    const lead = await claimLead(this.#c.conn, {
-      agentId: agent?.id ?? null,
-      dialerId: this.#c.dialerId,
-      now,
-      inHours,
-      dialablePriorities: this.#c.dialable(),
-      pinnedAgentId: agent?.id ?? null,
-      onlyMine: agent !== null,
-      unpinnedOnly: this.#c.config.callbackMode === 'pinned',
-      callbackMode: this.#c.config.callbackMode,
-      excludeIds: this.#c.cooldown(),
-      ...rules,
-    }).catch((err: unknown) => {
+    const lead = await claimLead(
+      this.#c.conn,
+      {
+        agentId: agent?.id ?? null,
+        dialerId: this.#c.dialerId,
+        now,
+        inHours,
+        dialablePriorities: this.#c.dialable(),
+        pinnedAgentId: agent?.id ?? null,
+        onlyMine: agent !== null,
+        unpinnedOnly: this.#c.config.callbackMode === 'pinned',
+        callbackMode: this.#c.config.callbackMode,
+        excludeIds: this.#c.cooldown(),
+        ...rules,
+      },
+      this.#c.dueProbes,
+    ).catch((err: unknown) => {
       end?.({ result: 'error' })
       throw err
     })

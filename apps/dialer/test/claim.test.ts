@@ -1,7 +1,7 @@
 import { connect, type NewMasterRow } from '@hold-dialer/db'
 import { forEachDialect } from '@hold-dialer/db/testing'
 import t from 'tap'
-import { claimLead, type LeadClaim } from '../src/claim/claim.js'
+import { claimLead, DueProbeMemo, type LeadClaim } from '../src/claim/claim.js'
 
 const NOW = new Date('2026-11-23T12:00:00.000Z')
 const PAST = '2026-11-23 11:00:00.000'
@@ -36,6 +36,14 @@ forEachDialect(t, async (t, database) => {
           .executeTakeFirstOrThrow()
       ).insertId,
     )
+  const base = (): LeadClaim => ({
+    agentId: null,
+    dialerId: 'd1',
+    now: NOW,
+    inHours: true,
+    dialablePriorities: [1, 2, 8],
+    pinnedAgentId: null,
+  })
   const claim = (agentId: number | null, fields: Partial<LeadClaim> = {}) =>
     claimLead(handle, {
       agentId,
@@ -132,4 +140,62 @@ forEachDialect(t, async (t, database) => {
       t.match(await claim(null), { oli_id: 'B-RETRY' }, 'and claimed once it is free')
     })
   }
+
+  t.test(
+    'a probe that found nothing due stands for the next claims of its shape for the memo time',
+    async (t) => {
+      await db.deleteFrom('hold_dialer_master_data').execute()
+      await db
+        .insertInto('hold_dialer_master_data')
+        .values(
+          ['M-P1', 'M-P2', 'M-P3', 'M-P4'].map((oli, i) =>
+            row(oli, { push_date: `2026-11-2${i} 00:00:00.000` }),
+          ),
+        )
+        .execute()
+      const callback = (oli: string) =>
+        db
+          .insertInto('hold_dialer_master_data')
+          .values(row(oli, { dial_status: 'Callback', callback_scheduled_at: PAST }))
+          .execute()
+      const memo = new DueProbeMemo(1000)
+      const at = (ms: number) => ({ now: new Date(NOW.getTime() + ms) })
+      const late = handle.dialect === 'mysql'
+      t.match(await claimLead(handle, { ...base(), ...at(0) }, memo), { oli_id: 'M-P1' })
+      await callback('M-CB1')
+      t.match(
+        await claimLead(handle, { ...base(), ...at(100) }, memo),
+        { oli_id: late ? 'M-P2' : 'M-CB1' },
+        late ? 'MySQL: the due callback is read up to a second late' : 'SQLite probes every claim',
+      )
+      if (!late) return
+      t.match(
+        await claimLead(handle, { ...base(), ...at(1100) }, memo),
+        { oli_id: 'M-CB1' },
+        'a second later it is',
+      )
+      await callback('M-CB2')
+      t.match(
+        await claimLead(handle, { ...base(), ...at(1200) }, memo),
+        { oli_id: 'M-CB2' },
+        'a probe that found something is not remembered',
+      )
+      t.match(await claimLead(handle, { ...base(), ...at(1300) }, memo), { oli_id: 'M-P3' })
+      await callback('M-CB3')
+      memo.forget()
+      t.match(
+        await claimLead(handle, { ...base(), ...at(1400) }, memo),
+        { oli_id: 'M-CB3' },
+        'forget: probed again',
+      )
+      const off = new DueProbeMemo(0)
+      t.match(await claimLead(handle, { ...base(), ...at(1500) }, off), { oli_id: 'M-P4' })
+      await callback('M-CB4')
+      t.match(
+        await claimLead(handle, { ...base(), ...at(1501) }, off),
+        { oli_id: 'M-CB4' },
+        'a memo time of 0 keeps nothing',
+      )
+    },
+  )
 })

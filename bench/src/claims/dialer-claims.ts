@@ -1,7 +1,7 @@
 import { compiledStatement, type Db, withBatchTransaction } from '@hold-dialer/db'
 // The dialer's own claim and settle statements, as its claim round and its settle run them
 // (apps/dialer/src/dialer.ts, settle.ts).
-import { type ClaimedLead, claimLead } from '../../../apps/dialer/dist/claim/claim.js'
+import { type ClaimedLead, claimLead, DueProbeMemo } from '../../../apps/dialer/dist/claim/claim.js'
 import { settleLeadQuery } from '../../../apps/dialer/dist/sql/settle-lead.js'
 import { releaseAgentQuery } from '../../../apps/dialer/dist/sql/take-agent.js'
 import { msSince } from '../lib/stats.js'
@@ -50,6 +50,9 @@ export async function dialerClaims(
   o: { agents: readonly number[]; seconds: number },
 ): Promise<ClaimResult> {
   const ledger = new ClaimLedger()
+  // One dialer's memo of probes that found nothing due, with the dialer's default time (DialerTiming's
+  // dueProbeMs): its settles here set retries an hour away, which do not clear it.
+  const memo = new DueProbeMemo(1000)
   const started = process.hrtime.bigint()
   const deadline = Date.now() + o.seconds * 1000
   const claimer = async (agentId: number, index: number) => {
@@ -57,16 +60,20 @@ export async function dialerClaims(
     while (Date.now() < deadline && !ledger.exhausted) {
       const t0 = process.hrtime.bigint()
       const now = new Date()
-      const lead = await claimLead(db, {
-        agentId,
-        dialerId,
-        now,
-        inHours: true,
-        dialablePriorities: DIALABLE,
-        pinnedAgentId: null,
-        // CALLING_HOURS is on by default: the claim carries the zones callable now, as the dialer's does.
-        customerZones: { callable: [CLAIM_POOL_ZONE], unzonedCallable: true },
-      })
+      const lead = await claimLead(
+        db,
+        {
+          agentId,
+          dialerId,
+          now,
+          inHours: true,
+          dialablePriorities: DIALABLE,
+          pinnedAgentId: null,
+          // CALLING_HOURS is on by default: the claim carries the zones callable now, as the dialer's does.
+          customerZones: { callable: [CLAIM_POOL_ZONE], unzonedCallable: true },
+        },
+        memo,
+      )
       if (!lead) {
         ledger.exhausted = true
         break

@@ -9,6 +9,7 @@ import {
   probedParts,
   probeStatement,
 } from './candidates.js'
+import type { DueProbeMemo } from './due-probe.js'
 import type { LeadClaim } from './request.js'
 import {
   endListedLeadStatements,
@@ -24,6 +25,8 @@ import {
  * 1. BEGIN and every candidate part, each its own `SELECT ... LIMIT 1` tagged with its group (the
  *    first in claim order wins). Only the Pending parts lock (`FOR UPDATE SKIP LOCKED`) here; the
  *    callback and retry parts are probed without locking, in one UNION.
+ *    With `memo` (due-probe.ts), a probe of the same shape that found nothing less than a second ago
+ *    stands for this one, and the probe is left out.
  * 2. Only when the probe found a lead: the parts that found one, again, with `FOR UPDATE SKIP LOCKED`.
  *    The reason: a locking range scan that finds nothing still locks the index record just past its
  *    range, and in the retry index that record is a Pending lead another claimer is about to update;
@@ -42,21 +45,26 @@ import {
  * agent, a lead is locked for the length of this short transaction and then left as it was. A claim
  * that finds no lead ends without COMMIT, which rolls it back.
  */
-export function claimMysql(db: Db, req: LeadClaim): Promise<ClaimedLead | undefined> {
+export function claimMysql(db: Db, req: LeadClaim, memo?: DueProbeMemo): Promise<ClaimedLead | undefined> {
   return withBatchTransaction(db, async (session) => {
     const parts = claimParts(req, 'mysql')
     const probed = parts.filter((part) => part.category !== 'pending')
     const pending = parts.filter((part) => part.category === 'pending')
+    const probe = probeStatement(req, probed)
+    const memoKey = `${req.pinnedAgentId}\n${probe.sql}`
 
     for (let ended = 0; ended < MAX_LISTED_PER_CLAIM; ended++) {
-      const [probe, ...locked] = await session.run([
-        probeStatement(req, probed),
+      const skipProbe = probed.length === 0 || memo?.fresh(memoKey, req.now) === true
+      const results = await session.run([
+        ...(skipProbe ? [] : [probe]),
         ...pending.map((part) => candidateStatement(req, part, 'lock')),
       ])
+      const probeRows = skipProbe ? [] : results.shift()!.rows
+      if (!skipProbe && probeRows.length === 0) memo?.nothingDue(memoKey, req.now)
       let best: Candidate | undefined
-      for (const result of locked) best = firstCandidate(result.rows, best)
+      for (const result of results) best = firstCandidate(result.rows, best)
 
-      const due = probedParts(probe!.rows, probed)
+      const due = probedParts(probeRows, probed)
       if (due.length > 0) {
         const relocked = await session.run(due.map((part) => candidateStatement(req, part, 'lock')))
         for (const result of relocked) best = firstCandidate(result.rows, best)
