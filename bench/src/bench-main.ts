@@ -20,8 +20,8 @@ import { pushCases } from './push/push-cases.js'
 import type { ComparedCase, MemoryCase } from './report/figures.js'
 import { comparedTable, memoryTable } from './report/table.js'
 
-const API_RSS_LIMIT_MIB = 200
-const DIALER_RSS_LIMIT_MIB = 150
+const API_RSS_LIMIT_MIB = 120
+const DIALER_RSS_LIMIT_MIB = 100
 const DIALER_LEADS = 20_000
 
 const say = (line = '') => process.stdout.write(`${line}\n`)
