@@ -18,10 +18,12 @@ import { phase, step } from './lib/progress.js'
 import { seedPushPools } from './lib/seed.js'
 import { pushCases } from './push/push-cases.js'
 import type { ComparedCase, MemoryCase } from './report/figures.js'
+import { scaleoutLimit, scaleoutTable } from './report/scaleout-table.js'
 import { comparedTable, memoryTable } from './report/table.js'
+import { SCALEOUT_SETTINGS, type ScaleoutSetting, scaleoutCases } from './scaleout/scaleout-cases.js'
 
-const API_RSS_LIMIT_MIB = 200
-const DIALER_RSS_LIMIT_MIB = 150
+const API_RSS_LIMIT_MIB = 120
+const DIALER_RSS_LIMIT_MIB = 100
 const DIALER_LEADS = 20_000
 
 const say = (line = '') => process.stdout.write(`${line}\n`)
@@ -31,10 +33,32 @@ async function benchDialect(
   o: BenchOptions,
   compared: ComparedCase[],
   memory: MemoryCase[],
+  scaleout: ScaleoutSetting[],
 ) {
   if (o.only.includes('push')) await phase(`${dialect} push`, () => benchPush(dialect, o, compared, memory))
   if (o.only.includes('claims')) await phase(`${dialect} claims`, () => benchClaims(dialect, o, compared))
   if (o.only.includes('dialer')) await phase(`${dialect} dialer`, () => benchDialer(dialect, o, memory))
+  if (dialect === 'mysql' && o.only.includes('scaleout')) {
+    await phase('mysql scale-out claims', () => benchScaleout(o, scaleout))
+  }
+}
+
+async function benchScaleout(o: BenchOptions, scaleout: ScaleoutSetting[]) {
+  say(
+    `--- mysql: scale-out (${SCALEOUT_SETTINGS.join(', ')} dialer processes, ${CLAIMERS} agents shared out)`,
+  )
+  await withFreshDatabase(
+    'mysql',
+    'scaleout',
+    async (url, db) => {
+      const agents = await seedClaimPool(db.kysely, claimPoolSize(o.seconds))
+      scaleout.push(
+        ...(await scaleoutCases({ databaseUrl: url, db, agents, rounds: o.rounds, seconds: o.seconds })),
+      )
+    },
+    // The pool only seeds and resets here; each dialer process opens its own.
+    4,
+  )
 }
 
 async function benchPush(dialect: Dialect, o: BenchOptions, compared: ComparedCase[], memory: MemoryCase[]) {
@@ -142,7 +166,8 @@ async function main(): Promise<void> {
   )
   const compared: ComparedCase[] = []
   const memory: MemoryCase[] = []
-  for (const dialect of o.dialects) await benchDialect(dialect, o, compared, memory)
+  const scaleout: ScaleoutSetting[] = []
+  for (const dialect of o.dialects) await benchDialect(dialect, o, compared, memory, scaleout)
   const seconds = (Date.now() - started.getTime()) / 1000
 
   // The smoke run's 1-second rounds measure nothing: its tables carry no target and it states no verdict.
@@ -152,8 +177,19 @@ async function main(): Promise<void> {
   say()
   say(memoryTable(memory, { verdict }))
   say()
+  if (scaleout.length > 0) {
+    say(scaleoutTable(scaleout, { verdict }))
+    say(scaleoutLimit(scaleout))
+    say()
+  } else if (o.only.includes('scaleout')) {
+    say('scale-out part not run: it needs MariaDB (--dialects mysql)')
+    say()
+  }
   if (verdict) {
-    const missed = [...compared, ...memory].filter((c) => !c.met).map((c) => c.name)
+    const missed = [
+      ...[...compared, ...memory].filter((c) => !c.met).map((c) => c.name),
+      ...scaleout.filter((s) => !s.met).map((s) => `scale-out, ${s.dialers} dialers`),
+    ]
     say(missed.length === 0 ? 'every target met' : `targets missed: ${missed.join('; ')}`)
   } else {
     say('smoke run: it ran; no figure above is a measurement, so no target is checked')
@@ -164,7 +200,7 @@ async function main(): Promise<void> {
   mkdirSync(dirname(out), { recursive: true })
   writeFileSync(
     out,
-    `${JSON.stringify({ startedAt: started.toISOString(), seconds, machine, mariadb, options: o, compared, memory }, null, 2)}\n`,
+    `${JSON.stringify({ startedAt: started.toISOString(), seconds, machine, mariadb, options: o, compared, memory, scaleout }, null, 2)}\n`,
   )
   say(`figures written to ${o.out}`)
 }

@@ -14,16 +14,16 @@ export interface BenchOptions {
   /** Run the API under `node --cpu-prof`, profiles in bench-results/prof. */
   profile: boolean
   smoke: boolean
-  /** Parts to run (default all): `push`, `claims`, `dialer`. */
+  /** Parts to run (default all): `push`, `claims`, `dialer`, `scaleout` (MariaDB only). */
   only: BenchPart[]
 }
 
-export const BENCH_PARTS = ['push', 'claims', 'dialer'] as const
+export const BENCH_PARTS = ['push', 'claims', 'dialer', 'scaleout'] as const
 export type BenchPart = (typeof BENCH_PARTS)[number]
 
 export const USAGE = `Usage: pnpm bench [--rounds 5] [--seconds 8] [--dialects mysql,sqlite] [--batch-connections 4]
   [--single-connections 16] [--dialer-seconds 15] [--log-level warn] [--out bench-results/latest.json]
-  [--port 3100] [--profile] [--smoke] [--only push,claims,dialer] [--help]`
+  [--port 3100] [--profile] [--smoke] [--only push,claims,dialer,scaleout] [--help]`
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback

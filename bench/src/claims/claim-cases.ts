@@ -9,6 +9,9 @@ import type { ClaimResult } from './claim-result.js'
 import { dialerClaims } from './dialer-claims.js'
 import { rawMysqlClaims, rawSqliteClaims } from './raw-claims.js'
 
+/** The performance issue's targets: claims per second as a share of the raw loop's. */
+const CLAIM_TARGET: Record<Dialect, number> = { mysql: 0.9, sqlite: 0.8 }
+
 export interface ClaimCaseOptions {
   dialect: Dialect
   databaseUrl: string
@@ -45,7 +48,7 @@ export async function claimCases(
     }
     const handle = openPlainSqlite(o.databaseUrl.slice('sqlite:'.length))
     try {
-      return record('raw', rawSqliteClaims(handle, { seconds: o.seconds }))
+      return record('raw', await rawSqliteClaims(handle, { claimers: CLAIMERS, seconds: o.seconds }))
     } finally {
       handle.close()
     }
@@ -67,9 +70,9 @@ export async function claimCases(
         product: p,
         ceiling: c,
         ratio,
-        target: '>= 0.80, 0 double',
-        met: ratio >= 0.8 && doubleClaims === 0,
-        note: `${CLAIMERS} claimers${o.dialect === 'sqlite' ? ' (raw: 1 writer)' : ''}, ${doubleClaims} double claims`,
+        target: `>= ${CLAIM_TARGET[o.dialect].toFixed(2)}, 0 double`,
+        met: ratio >= CLAIM_TARGET[o.dialect] && doubleClaims === 0,
+        note: `${CLAIMERS} claimers${o.dialect === 'sqlite' ? ' (raw: group commit)' : ''}, ${doubleClaims} double claims`,
       },
     ],
   }

@@ -20,7 +20,14 @@ const RETRY_LATER_MS = 3_600_000
  * innodb_flush_log_at_trx_commit=1 every commit waits for a redo-log flush, and the claim cycle had
  * three of them to the raw loop's two.
  */
-async function release(db: Db, lead: ClaimedLead, agentId: number, dialerId: string, claimedAt: Date) {
+async function release(
+  db: Db,
+  lead: ClaimedLead,
+  agentId: number,
+  dialerId: string,
+  claimedAt: Date,
+  ledger: ClaimLedger,
+) {
   const at = new Date().toISOString().replace('T', ' ').slice(0, 23)
   const settle = settleLeadQuery(db.kysely, lead.id, {
     dialStatus: 'Not Connected',
@@ -34,9 +41,26 @@ async function release(db: Db, lead: ClaimedLead, agentId: number, dialerId: str
     hangupCause: null,
   })
   const free = releaseAgentQuery(db.kysely, agentId, dialerId, null)
-  await withBatchTransaction(db, (session) =>
-    session.run([compiledStatement(settle), compiledStatement(free)], { commit: true }),
+  await withBatchTransaction(
+    db,
+    (session) => session.run([compiledStatement(settle), compiledStatement(free)], { commit: true }),
+    // Lock waits and deadlocks the retries absorbed still count (the scale-out table shows them).
+    { onRetry: ({ error }) => ledger.lockError(error) },
   )
+}
+
+export interface DialerClaimsOptions {
+  agents: readonly number[]
+  seconds: number
+  /** One dialer's id for every claimer (a scale-out process); default: one id per claimer. */
+  dialerId?: string
+  /** Where claims are recorded (a scale-out process reports its ids); default: a fresh ledger. */
+  ledger?: ClaimLedger
+  /**
+   * Count a claim or release that failed on a lock wait timeout (1205) or deadlock (1213) after its
+   * retries, and go on (the scale-out part); default: such an error fails the run.
+   */
+  countLockErrors?: boolean
 }
 
 /**
@@ -45,42 +69,44 @@ async function release(db: Db, lead: ClaimedLead, agentId: number, dialerId: str
  * Not Connected with a retry an hour later and free the agent. A settled lead is no
  * longer claimable, so any lead claimed twice in a run is a double claim.
  */
-export async function dialerClaims(
-  db: Db,
-  o: { agents: readonly number[]; seconds: number },
-): Promise<ClaimResult> {
-  const ledger = new ClaimLedger()
+export async function dialerClaims(db: Db, o: DialerClaimsOptions): Promise<ClaimResult> {
+  const ledger = o.ledger ?? new ClaimLedger()
   // One dialer's memo of probes that found nothing due, with the dialer's default time (DialerTiming's
   // dueProbeMs): its settles here set retries an hour away, which do not clear it.
   const memo = new DueProbeMemo(1000)
   const started = process.hrtime.bigint()
   const deadline = Date.now() + o.seconds * 1000
+  const cycle = async (agentId: number, dialerId: string): Promise<boolean> => {
+    const t0 = process.hrtime.bigint()
+    const now = new Date()
+    const lead = await claimLead(
+      db,
+      {
+        agentId,
+        dialerId,
+        now,
+        inHours: true,
+        dialablePriorities: DIALABLE,
+        pinnedAgentId: null,
+        // CALLING_HOURS is on by default: the claim carries the zones callable now, as the dialer's does.
+        customerZones: { callable: [CLAIM_POOL_ZONE], unzonedCallable: true },
+      },
+      memo,
+    )
+    if (!lead) return false
+    ledger.claimed(lead.id)
+    await release(db, lead, agentId, dialerId, now, ledger)
+    ledger.latencies.push(msSince(t0))
+    return true
+  }
   const claimer = async (agentId: number, index: number) => {
-    const dialerId = `bench-dialer-${index}`
+    const dialerId = o.dialerId ?? `bench-dialer-${index}`
     while (Date.now() < deadline && !ledger.exhausted) {
-      const t0 = process.hrtime.bigint()
-      const now = new Date()
-      const lead = await claimLead(
-        db,
-        {
-          agentId,
-          dialerId,
-          now,
-          inHours: true,
-          dialablePriorities: DIALABLE,
-          pinnedAgentId: null,
-          // CALLING_HOURS is on by default: the claim carries the zones callable now, as the dialer's does.
-          customerZones: { callable: [CLAIM_POOL_ZONE], unzonedCallable: true },
-        },
-        memo,
-      )
-      if (!lead) {
-        ledger.exhausted = true
-        break
+      try {
+        if (!(await cycle(agentId, dialerId))) ledger.exhausted = true
+      } catch (error) {
+        if (!o.countLockErrors || !ledger.lockError(error)) throw error
       }
-      ledger.claimed(lead.id)
-      await release(db, lead, agentId, dialerId, now)
-      ledger.latencies.push(msSince(t0))
     }
   }
   await Promise.all(o.agents.map(claimer))

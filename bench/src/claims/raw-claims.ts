@@ -1,5 +1,6 @@
 import type BetterSqlite3 from 'better-sqlite3'
 import type { PoolConnection } from 'mysql2/promise'
+import { PlainGroupCommit } from '../lib/plain-group-commit.js'
 import { msSince } from '../lib/stats.js'
 import { mysqlPool } from '../push/mysql-ceiling.js'
 import { ClaimLedger, type ClaimResult } from './claim-result.js'
@@ -64,35 +65,50 @@ export async function rawMysqlClaims(
 }
 
 /**
- * The ceiling on SQLite: a synchronous better-sqlite3 loop, claim in one `BEGIN IMMEDIATE`
- * transaction, then the settle. One writer at a time is SQLite's rule, so no number of concurrent
- * claimers could do better.
+ * The ceiling on SQLite, with the product's batching: `claimers` concurrent claimers, and every claim
+ * waiting when a write starts is made in one `BEGIN IMMEDIATE ... COMMIT` (for each: the raw
+ * `SELECT ... LIMIT 1` of the first claimable row, then the UPDATE that reserves it), the event loop
+ * turning between groups, as the dialer's SQLite claim round does (apps/dialer/src/claim/claim-sqlite.ts).
+ * Each claimer then settles its lead with one autocommit UPDATE: the product releases each claim in
+ * a transaction of its own (the dialer's settle), so a group commit of the settles would batch what
+ * the product does not. `commits` counts both.
  */
-export function rawSqliteClaims(handle: BetterSqlite3.Database, o: { seconds: number }): ClaimResult {
+export async function rawSqliteClaims(
+  handle: BetterSqlite3.Database,
+  o: { claimers: number; seconds: number },
+): Promise<ClaimResult & { commits: number }> {
   const pick = handle.prepare(PICK)
   const reserve = handle.prepare(RESERVE)
   const settle = handle.prepare(SETTLE)
-  const claim = handle.transaction((now: Date): number | undefined => {
-    const row = pick.get() as { id: number } | undefined
-    if (!row) return undefined
-    reserve.run('raw', dbTime(now), row.id)
-    return row.id
-  })
+  const claimAll = handle.transaction((nows: readonly Date[]) =>
+    nows.map((now): number | undefined => {
+      const row = pick.get() as { id: number } | undefined
+      if (!row) return undefined
+      reserve.run('raw', dbTime(now), row.id)
+      return row.id
+    }),
+  )
+  const groups = new PlainGroupCommit<Date, number | undefined>((nows) => claimAll.immediate(nows))
   const ledger = new ClaimLedger()
+  let settles = 0
   const started = process.hrtime.bigint()
   const deadline = Date.now() + o.seconds * 1000
-  while (Date.now() < deadline) {
-    const t0 = process.hrtime.bigint()
-    const now = new Date()
-    const id = claim.immediate(now)
-    if (id === undefined) {
-      ledger.exhausted = true
-      break
+  const claimer = async () => {
+    while (Date.now() < deadline && !ledger.exhausted) {
+      const t0 = process.hrtime.bigint()
+      const now = new Date()
+      const id = await groups.submit(now)
+      if (id === undefined) {
+        ledger.exhausted = true
+        break
+      }
+      ledger.claimed(id)
+      const at = dbTime(new Date())
+      settle.run(dbTime(new Date(now.getTime() + RETRY_LATER_MS)), at, at, id)
+      settles += 1
+      ledger.latencies.push(msSince(t0))
     }
-    ledger.claimed(id)
-    const at = dbTime(new Date())
-    settle.run(dbTime(new Date(now.getTime() + RETRY_LATER_MS)), at, at, id)
-    ledger.latencies.push(msSince(t0))
   }
-  return ledger.result(msSince(started) / 1000)
+  await Promise.all(Array.from({ length: o.claimers }, claimer))
+  return { ...ledger.result(msSince(started) / 1000), commits: groups.groups + settles }
 }

@@ -1,4 +1,5 @@
 import { type Child, startNode, waitFor } from './child.js'
+import { assertPortFree } from './port-free.js'
 
 export const BENCH_SECRET = 'bench-secret'
 
@@ -19,6 +20,7 @@ export interface ApiOptions {
  * window is open all day so a push's reset is the same at any hour the bench runs.
  */
 export async function startApi(o: ApiOptions): Promise<Child> {
+  await assertPortFree(o.port)
   const api = startNode(
     o.name ?? 'api',
     'apps/api/dist/server.js',

@@ -11,6 +11,8 @@ export interface CeilingResult {
   p99Ms: number
   /** Deadlocks and lock waits the script retried. */
   retries: number
+  /** Transactions committed (the SQLite scripts count them; a group commit has fewer than requests). */
+  commits?: number
 }
 
 export function ceilingResult(

@@ -9,9 +9,14 @@ import { type ComparedCase, type RunFigures, summarise } from '../report/figures
 import type { CeilingResult } from './ceiling-result.js'
 import { mysqlUpsertCeiling } from './mysql-ceiling.js'
 import { batchPlan, singlePlan } from './push-plan.js'
-import { sqliteUpsertCeiling } from './sqlite-ceiling.js'
+import { sqliteGroupUpsertCeiling, sqliteUpsertCeiling } from './sqlite-ceiling.js'
 
 export const BATCH_SIZE = 500
+
+/** The performance issue's targets: ratios to the ceiling, and the single-lead p99 at 16 clients. */
+const BATCH_TARGET: Record<Dialect, number> = { mysql: 0.85, sqlite: 0.8 }
+const SINGLE_TARGET = 0.8
+const SINGLE_P99_MS = 10
 
 export interface PushCaseOptions {
   dialect: Dialect
@@ -62,7 +67,13 @@ async function plainScript(
   const r: CeilingResult =
     o.dialect === 'mysql'
       ? await mysqlUpsertCeiling(o.databaseUrl, { connections, seconds, next })
-      : sqliteUpsertCeiling(o.databaseUrl.slice('sqlite:'.length), { seconds, next })
+      : batch
+        ? sqliteUpsertCeiling(o.databaseUrl.slice('sqlite:'.length), { seconds, next })
+        : await sqliteGroupUpsertCeiling(o.databaseUrl.slice('sqlite:'.length), {
+            clients: connections,
+            seconds,
+            next,
+          })
   return { rate: batch ? r.rowsPerSec : r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms }
 }
 
@@ -93,7 +104,9 @@ export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
     const ceiling = summarise(runs.ceiling)
     const ratio = product.rate / ceiling.rate
     const clients =
-      o.dialect === 'sqlite' ? `${connections} HTTP clients, 1 script writer` : `${connections} clients`
+      o.dialect === 'sqlite'
+        ? `${connections} HTTP clients; script: ${batch ? '1 writer, a commit per request' : `${connections} clients, group commit`}`
+        : `${connections} clients`
     cases.push(
       batch
         ? {
@@ -102,8 +115,8 @@ export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
             product,
             ceiling,
             ratio,
-            target: '>= 0.70',
-            met: ratio >= 0.7,
+            target: `>= ${BATCH_TARGET[o.dialect].toFixed(2)}`,
+            met: ratio >= BATCH_TARGET[o.dialect],
             note: clients,
           }
         : {
@@ -112,8 +125,8 @@ export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
             product,
             ceiling,
             ratio,
-            target: '>= 0.60, p99 < 20 ms',
-            met: ratio >= 0.6 && product.p99Ms < 20,
+            target: `>= ${SINGLE_TARGET.toFixed(2)}, p99 < ${SINGLE_P99_MS} ms`,
+            met: ratio >= SINGLE_TARGET && product.p99Ms < SINGLE_P99_MS,
             note: clients,
           },
     )

@@ -2,7 +2,7 @@ import type { ComparedCase, MemoryCase } from './figures.js'
 
 const num = (n: number, digits = 0) => (Number.isFinite(n) ? n.toFixed(digits) : '-')
 
-function render(rows: string[][]): string {
+export function render(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)))
   const line = (r: string[]) => `| ${r.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`
   const rule = `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`
@@ -15,7 +15,7 @@ export interface TableOptions {
 }
 
 /** Drops the columns from `from` on (target, met) when there is no verdict to give. */
-function withoutVerdict(rows: string[][], from: number, o: TableOptions): string[][] {
+export function withoutVerdict(rows: string[][], from: number, o: TableOptions): string[][] {
   return o.verdict ? rows : rows.map((r) => [...r.slice(0, from), ...r.slice(from + 2)])
 }
 
