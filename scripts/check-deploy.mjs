@@ -87,6 +87,16 @@ if (probe.error || probe.status !== 0) {
   }
 }
 
+// --- the Node flags of `pnpm start:api` / `pnpm start:dialer` (scripts/start.mjs reads the file itself)
+const scripts = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).scripts
+for (const [name, script] of [
+  ['start:api', 'apps/api/dist/server.js'],
+  ['start:dialer', 'apps/dialer/dist/main.js'],
+]) {
+  const expected = `node ${[...(nodeFlags[script] ?? []), script].join(' ')}`
+  if (!scripts[name]?.endsWith(expected)) fail(`package.json's ${name} does not end with "${expected}"`)
+}
+
 // --- 3: env examples
 const envDir = join(root, 'deploy/env')
 const namesIn = (file) =>
