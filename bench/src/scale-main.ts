@@ -140,26 +140,29 @@ async function scaleRun(
     for (const child of children)
       if (child.exited()) throw new Error(`${child.name} exited:\n${child.tail()}`)
     const rss = Object.fromEntries(children.map((c) => [c.name, c.peakRssMiB()]))
+    const privateMiB = Object.fromEntries(children.map((c) => [c.name, c.peakMemory().anonMiB]))
     const byDialer = await attemptsByDialer(db.kysely)
     const lost = await lostLeads(db.kysely, pushes.pushed)
     const worstPerNumber = worstConcurrentCallsPerNumber(sim)
     const overlaps = agentOverlaps(sim)
 
     say()
-    say('| instance | requests/s | leads/s | p50 ms | p99 ms | peak RSS MiB |')
-    say('|---|---|---|---|---|---|')
+    say('| instance | requests/s | leads/s | p50 ms | p99 ms | peak RSS MiB | private MiB |')
+    say('|---|---|---|---|---|---|---|')
     loads.forEach((r, i) => {
       const name = apis[i]!.name
       say(
-        `| ${name} | ${r.requestsPerSec.toFixed(0)} | ${r.rowsPerSec.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${rss[name]!.toFixed(1)} |`,
+        `| ${name} | ${r.requestsPerSec.toFixed(0)} | ${r.rowsPerSec.toFixed(0)} | ${r.p50Ms.toFixed(1)} | ${r.p99Ms.toFixed(1)} | ${rss[name]!.toFixed(1)} | ${privateMiB[name]!.toFixed(1)} |`,
       )
     })
     say()
-    say('| dialer | calls settled | calls/s | peak RSS MiB |')
-    say('|---|---|---|---|')
+    say('| dialer | calls settled | calls/s | peak RSS MiB | private MiB |')
+    say('|---|---|---|---|---|')
     for (const d of dialers) {
       const n = byDialer[d.name] ?? 0
-      say(`| ${d.name} | ${n} | ${(n / seconds).toFixed(1)} | ${rss[d.name]!.toFixed(1)} |`)
+      say(
+        `| ${d.name} | ${n} | ${(n / seconds).toFixed(1)} | ${rss[d.name]!.toFixed(1)} | ${privateMiB[d.name]!.toFixed(1)} |`,
+      )
     }
     say(`calls placed (pbx-sim originates): ${calls} (${(calls / seconds).toFixed(1)}/s)`)
     say()
@@ -189,7 +192,7 @@ async function scaleRun(
     mkdirSync(dirname(out), { recursive: true })
     writeFileSync(
       out,
-      `${JSON.stringify({ startedAt: started.toISOString(), seconds, options: o, mariadb, loads, byDialer, calls, rss, rateLimit: rate, worstPerNumber, overlaps, lost: lost.length, pushed: pushes.pushed.length, failures }, null, 2)}\n`,
+      `${JSON.stringify({ startedAt: started.toISOString(), seconds, options: o, mariadb, loads, byDialer, calls, rss, privateMiB, rateLimit: rate, worstPerNumber, overlaps, lost: lost.length, pushed: pushes.pushed.length, failures }, null, 2)}\n`,
     )
     say(`figures written to ${o.out}`)
     if (failures.length > 0) process.exitCode = 1
