@@ -48,14 +48,16 @@ export {
   type Forecast,
   forecastLines,
   guardAnswerRate,
-  MARGIN_AGENTS,
-  MARGIN_SPREAD,
+  lineRisk,
   MIN_RECENT_ANSWERED,
   type PacingDecision,
   type PacingInput,
   pacing,
+  RISK_SCALE_MAX,
+  RISK_SCALE_MIN,
   THROTTLE_FROM,
   THROTTLE_FULL,
+  untruncatedMean,
 } from './pacing.js'
 export { normalisePhone, PHONE_MESSAGE, type PhoneResult } from './phone.js'
 export {
