@@ -168,7 +168,6 @@ export class PredictiveEngine {
             : this.#delays.reduce((a, b) => a + b, 0) / this.#delays.length,
         ringTimeoutSeconds: this.#c.config.ringTimeoutSeconds,
         complianceSeconds: this.#c.config.complianceSeconds,
-        targetAbandonRate: this.#c.config.abandonRateTarget,
       },
     })
     this.#last = decision

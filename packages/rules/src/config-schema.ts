@@ -198,14 +198,6 @@ export const EnvConfigSchema = Type.Object({
     default: 0.03,
     description: 'a fraction 0-1 such as 0.03',
   }),
-  // Predictive: the abandon rate the pacing aims at, below the cap for room against a sudden rise in
-  // the answer rate; a value above ABANDON_RATE_MAX is used as the cap.
-  abandonRateTarget: Type.Number({
-    minimum: 0,
-    maximum: 1,
-    default: 0.02,
-    description: 'a fraction 0-1 such as 0.02',
-  }),
   abandonWindow: oneOf(['30d', '24h'], '30d'),
   // The dialer's own HTTP listener (/healthz, /metrics): loopback by default; port 0 turns it off.
   dialerHttpHost: text('a host name or IP address', { default: '127.0.0.1' }),

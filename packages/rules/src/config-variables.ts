@@ -107,7 +107,6 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('MAX_DIAL_LEVEL', ['maxDialLevel'], asNumber),
   variable('COMPLIANCE_SECONDS', ['complianceSeconds'], asNumber),
   variable('ABANDON_RATE_MAX', ['abandonRateMax'], asNumber),
-  variable('ABANDON_RATE_TARGET', ['abandonRateTarget'], asNumber),
   variable('ABANDON_WINDOW', ['abandonWindow'], asText),
   variable('DIALER_HTTP_HOST', ['dialerHttpHost'], asText),
   variable('DIALER_HTTP_PORT', ['dialerHttpPort'], asInteger),

@@ -48,16 +48,14 @@ export {
   type Forecast,
   forecastLines,
   guardAnswerRate,
-  lineRisk,
+  MARGIN_AGENTS,
+  MARGIN_SPREAD,
   MIN_RECENT_ANSWERED,
   type PacingDecision,
   type PacingInput,
   pacing,
-  RISK_SCALE_MAX,
-  RISK_SCALE_MIN,
   THROTTLE_FROM,
   THROTTLE_FULL,
-  untruncatedMean,
 } from './pacing.js'
 export { normalisePhone, PHONE_MESSAGE, type PhoneResult } from './phone.js'
 export {

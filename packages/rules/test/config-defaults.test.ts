@@ -47,7 +47,6 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['MAX_DIAL_LEVEL', 3],
   ['COMPLIANCE_SECONDS', 2],
   ['ABANDON_RATE_MAX', 0.03],
-  ['ABANDON_RATE_TARGET', 0.02],
   ['ABANDON_WINDOW', '30d'],
   ['DIALER_HTTP_HOST', '127.0.0.1'],
   ['DIALER_HTTP_PORT', 3001],

@@ -73,8 +73,6 @@ const REFUSED: Array<[string, string, string]> = [
   ['COMPLIANCE_SECONDS', '0', 'a number of seconds above 0, at most 60'],
   ['ABANDON_RATE_MAX', '3%', 'a fraction 0-1 such as 0.03'],
   ['ABANDON_RATE_MAX', '1.5', 'a fraction 0-1 such as 0.03'],
-  ['ABANDON_RATE_TARGET', '2%', 'a fraction 0-1 such as 0.02'],
-  ['ABANDON_RATE_TARGET', '-0.01', 'a fraction 0-1 such as 0.02'],
   ['ABANDON_WINDOW', '7d', 'one of 30d, 24h'],
   ['DIALER_HTTP_PORT', '-1', 'an integer 0-65535 (0 turns the listener off)'],
   ['DIALER_HTTP_PORT', '65536', 'an integer 0-65535 (0 turns the listener off)'],

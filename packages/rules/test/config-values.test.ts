@@ -60,7 +60,6 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['COMPLIANCE_SECONDS', '1.5', 1.5],
   ['ABANDON_RATE_MAX', '0.05', 0.05],
   ['ABANDON_RATE_MAX', '0', 0],
-  ['ABANDON_RATE_TARGET', '0.015', 0.015],
   ['DIALER_HTTP_HOST', '0.0.0.0', '0.0.0.0'],
   ['DIALER_HTTP_PORT', '0', 0],
   ['DIALER_HTTP_PORT', '9464', 9464],

@@ -6,14 +6,11 @@ import {
   type Forecast,
   forecastLines,
   guardAnswerRate,
-  lineRisk,
+  MARGIN_AGENTS,
   type PacingInput,
   pacing,
-  RISK_SCALE_MAX,
-  RISK_SCALE_MIN,
   THROTTLE_FROM,
   THROTTLE_FULL,
-  untruncatedMean,
 } from '../src/index.js'
 
 const base: PacingInput = {
@@ -196,84 +193,46 @@ const fresh: Forecast = {
   answerDelayMean: 12,
   ringTimeoutSeconds: 30,
   complianceSeconds: 2,
-  targetAbandonRate: 0.02,
 }
 
-/** P(X >= k) for X binomial(n, p). */
-function binomialTail(n: number, p: number, k: number): number {
-  let total = 0
-  for (let i = k; i <= n; i++) {
-    let c = 1
-    for (let j = 0; j < i; j++) c = (c * (n - j)) / (j + 1)
-    total += c * p ** i * (1 - p) ** (n - i)
-  }
-  return total
-}
-
-t.test('forecast: lines while a new one, if it answers, finds an agent within the risk', async (t) => {
-  // 10 free agents, fresh lines at 0.25: the (n+1)th line is added while P(Bin(n, 0.25) >= 10) <= risk.
-  const n = forecastLines(fresh, 10, 0.25, 100, 0.02)
-  const holds = (k: number) => binomialTail(k, 0.25, 10) <= 0.02
-  t.ok(n > 10 && holds(n - 1) && !holds(n), `${n} lines`)
-  t.ok(forecastLines(fresh, 10, 0.25, 100, 0.05) > n, 'a larger risk buys more lines')
-  t.ok(forecastLines(fresh, 10, 0.25, 100, 0.005) < n, 'a smaller one fewer')
-  t.equal(forecastLines(fresh, 10, 0.25, 3, 0.02), 3, 'never more than the limit')
-  t.equal(forecastLines(fresh, 0, 0.25, 100, 0.02), 0, 'no free agent: nothing')
-  t.equal(forecastLines(fresh, -2, 0.25, 100, 0.5), 0, 'customers waiting for agents: nothing')
-  t.equal(forecastLines(fresh, 10, 0, 7, 0.02), 7, 'nobody answered lately: the caps decide')
-  t.equal(forecastLines(fresh, 10, 1, 100, 0.02), 10, 'every line answers: one per free agent')
-  t.equal(
-    forecastLines(fresh, 10, 1, 100, 0),
-    10,
-    'no risk at all: still the lines that are sure of an agent',
-  )
-})
-
-t.test('the risk per line follows the target, scaled by the recent abandon rate', async (t) => {
-  // target / ((abandoned + 1) / (answered + 1)): the next answer counted as abandoned.
-  t.equal(lineRisk(0.02), 0.02 * RISK_SCALE_MIN, 'nothing measured: the least risk')
-  t.equal(lineRisk(0.02, { answered: 9, abandoned: 0 }), 0.02 * RISK_SCALE_MIN, 'one abandon in 10 is 10%')
-  t.equal(lineRisk(0.02, { answered: 49, abandoned: 0 }), 0.02, 'one in 50 is the target')
-  t.equal(lineRisk(0.02, { answered: 199, abandoned: 0 }), 0.02 * RISK_SCALE_MAX, 'a clean stretch: the most')
-  t.equal(lineRisk(0.02, { answered: 199, abandoned: 3 }), 0.02, 'on target')
-  t.equal(lineRisk(0.02, { answered: 199, abandoned: 4 }), 0.016, 'over the target: less risk')
-  t.equal(lineRisk(0.02, { answered: 199, abandoned: 40 }), 0.02 * RISK_SCALE_MIN, 'far over: bounded')
-  t.equal(lineRisk(0, { answered: 199, abandoned: 0 }), 0, 'a target of 0: no risk')
-  const pace = (target: number, recent = { answered: 199, abandoned: 3 }) =>
-    pacing({ ...base, recent, forecast: { ...fresh, targetAbandonRate: target } }).lines
-  t.ok(pace(0.005) < pace(0.02), 'a lower target dials fewer lines')
-  t.equal(pace(0.5), pace(0.03), 'a target above the cap counts as the cap')
-  t.ok(pace(0.02, { answered: 199, abandoned: 5 }) < pace(0.02), 'a worse recent stretch dials fewer lines')
+t.test('forecast: lines until the expected surplus of agents meets the margin', async (t) => {
+  // 10 free agents, answer rate 0.25: n lines are added while 10 - 0.25 n >= 0.5 + 2 sqrt(n 0.1875).
+  const n = forecastLines(fresh, 10, 0.25, 100)
+  const holds = (k: number) => 10 - 0.25 * k >= MARGIN_AGENTS + 2 * Math.sqrt(k * 0.25 * 0.75)
+  t.ok(n > 0 && holds(n) && !holds(n + 1), `${n} lines`)
+  t.equal(forecastLines(fresh, 10, 0.25, 3), 3, 'never more than the limit')
+  t.equal(forecastLines(fresh, 0, 0.25, 100), 0, 'no free agent: nothing')
+  t.equal(forecastLines(fresh, 10, 0, 7), 7, 'nobody answered lately: the caps decide')
+  t.equal(forecastLines(fresh, 10, 1, 100), 9, 'every line answers: one per free agent, less the margin')
 })
 
 t.test('forecast: lines ringing long count less than fresh ones', async (t) => {
-  const young = forecastLines({ ...fresh, ringingSeconds: Array(8).fill(1) }, 8, 0.25, 100, 0.02)
-  const old = forecastLines({ ...fresh, ringingSeconds: Array(8).fill(25) }, 8, 0.25, 100, 0.02)
-  const none = forecastLines(fresh, 8, 0.25, 100, 0.02)
+  const young = forecastLines({ ...fresh, ringingSeconds: Array(8).fill(1) }, 8, 0.25, 100)
+  const old = forecastLines({ ...fresh, ringingSeconds: Array(8).fill(25) }, 8, 0.25, 100)
+  const none = forecastLines(fresh, 8, 0.25, 100)
   t.ok(young < old && old <= none, `young ${young} < old ${old} <= none ${none}`)
   const unmeasured = forecastLines(
     { ...fresh, answerDelayMean: null, ringingSeconds: Array(8).fill(25) },
     8,
     0.25,
     100,
-    0.02,
   )
   t.ok(unmeasured <= young, 'while the delay is unmeasured, every line in flight counts as fresh')
 })
 
 t.test('forecast: agents in wrap-up count by how soon they are free', async (t) => {
-  const soon = forecastLines({ ...fresh, wrapRemainingSeconds: [1, 1, 1, 1] }, 2, 0.25, 100, 0.02)
-  const later = forecastLines({ ...fresh, wrapRemainingSeconds: [14, 14, 14, 14] }, 2, 0.25, 100, 0.02)
-  const none = forecastLines(fresh, 2, 0.25, 100, 0.02)
+  const soon = forecastLines({ ...fresh, wrapRemainingSeconds: [1, 1, 1, 1] }, 2, 0.25, 100)
+  const later = forecastLines({ ...fresh, wrapRemainingSeconds: [14, 14, 14, 14] }, 2, 0.25, 100)
+  const none = forecastLines(fresh, 2, 0.25, 100)
   t.ok(soon > later && later >= none, `soon ${soon} > later ${later} >= none ${none}`)
   t.equal(
-    forecastLines({ ...fresh, answerDelayMean: null, wrapRemainingSeconds: [14, 14] }, 2, 0.25, 100, 0.02),
+    forecastLines({ ...fresh, answerDelayMean: null, wrapRemainingSeconds: [14, 14] }, 2, 0.25, 100),
     none,
     'unmeasured delay: only wrap-ups ending within the compliance time count',
   )
   t.equal(
-    forecastLines({ ...fresh, answerDelayMean: null, wrapRemainingSeconds: [1, 2] }, 2, 0.25, 100, 0.02),
-    forecastLines(fresh, 4, 0.25, 100, 0.02),
+    forecastLines({ ...fresh, answerDelayMean: null, wrapRemainingSeconds: [1, 2] }, 2, 0.25, 100),
+    forecastLines(fresh, 4, 0.25, 100),
   )
 })
 
@@ -285,9 +244,9 @@ t.test('forecast: monotonic in free agents and lines in flight', async () => {
       fc.double({ min: 0.01, max: 1, noNaN: true }),
       (free, ringing, p) => {
         const f = { ...fresh, ringingSeconds: ringing }
-        const base = forecastLines(f, free, p, 1000, 0.02)
-        const more = forecastLines(f, free + 1, p, 1000, 0.02)
-        const busier = forecastLines({ ...f, ringingSeconds: [...ringing, 0] }, free, p, 1000, 0.02)
+        const base = forecastLines(f, free, p, 1000)
+        const more = forecastLines(f, free + 1, p, 1000)
+        const busier = forecastLines({ ...f, ringingSeconds: [...ringing, 0] }, free, p, 1000)
         return more >= base && busier <= base
       },
     ),
@@ -298,62 +257,10 @@ t.test('with a forecast, pacing stays within its guards and still serves a lone 
   const one = pacing({ ...base, readyAgents: 1, idleAgents: 1, forecast: fresh })
   t.equal(one.lines, 1, 'the safe line: it finds the agent even if it answers')
   const calm = pacing({ ...base, forecast: fresh })
-  t.equal(calm.lines, forecastLines(fresh, 10, 0.25, 30, lineRisk(0.02)))
+  t.equal(calm.lines, forecastLines(fresh, 10, 0.25, 30))
   t.ok(calm.lines > 10 && calm.lines < 30, `${calm.lines}: between one per agent and the level cap`)
   const noBudget = pacing({ ...base, window: { answered: 0, abandoned: 0 }, forecast: fresh })
   t.equal(noBudget.lines, 10, 'no budget: only the lines that every find an agent')
   const unknown = pacing({ ...base, answerRate: null, forecast: fresh })
   t.equal(unknown.lines, 10, 'unknown answer rate: level 1')
-})
-
-t.test('with a forecast the level caps lines per idle agent only while the throttle acts', async (t) => {
-  // A busy centre at 25% answered: 20 ready, 2 idle, one in wrap-up, 11 lines ringing for 28 s.
-  const busy: PacingInput = {
-    ...base,
-    readyAgents: 20,
-    idleAgents: 2,
-    soonFree: 1,
-    inFlight: 11,
-    recent: { answered: 199, abandoned: 0 },
-    forecast: { ...fresh, ringingSeconds: Array(11).fill(28), wrapRemainingSeconds: [5] },
-  }
-  const { forecast: _, ...counts } = busy
-  t.equal(pacing(counts).lines, 0, 'without a forecast: 3 per idle or nearly idle agent, 9, are ringing')
-  const free = pacing(busy).lines
-  t.ok(free > 0, `with it: ${free} lines, the old ones unlikely to answer now`)
-  const nearCap = { answered: 10_000, abandoned: Math.ceil(10_000 * 0.03 * (THROTTLE_FROM + 0.05)) }
-  t.equal(pacing({ ...busy, window: nearCap }).lines, 0, 'the throttle acting: the level caps again')
-  const recentBad = { answered: 200, abandoned: 6 }
-  t.equal(pacing({ ...busy, recent: recentBad }).lines, 0, 'and so does a bad recent stretch')
-  const full = pacing({
-    ...busy,
-    idleAgents: 20,
-    inFlight: 55,
-    forecast: { ...fresh, ringingSeconds: Array(55).fill(29) },
-  })
-  t.equal(full.lines, 5, 'never more than MAX_DIAL_LEVEL lines per ready agent')
-})
-
-t.test('the ring-to-answer mean is recovered from delays cut at the ring timeout', async (t) => {
-  // Exponential of mean 12 s seen only under 30 s: 12 - 30 e^(-2.5) / (1 - e^(-2.5)) = 9.32 s.
-  const seen = 12 - (30 * Math.exp(-2.5)) / (1 - Math.exp(-2.5))
-  t.ok(Math.abs(untruncatedMean(seen, 30) - 12) < 1e-6, `${untruncatedMean(seen, 30)}`)
-  t.ok(Math.abs(untruncatedMean(1, 30) - 1) < 1e-3, 'short delays: hardly cut')
-  t.equal(untruncatedMean(15, 30), 3000, 'spread evenly over the ring time: a line does not age')
-  t.equal(untruncatedMean(5, 0), 5, 'no timeout: as measured')
-  const cut = forecastLines(
-    { ...fresh, answerDelayMean: seen, ringingSeconds: Array(8).fill(15) },
-    4,
-    0.25,
-    100,
-    0.02,
-  )
-  const naive = forecastLines(
-    { ...fresh, answerDelayMean: 12 * 0.6, ringingSeconds: Array(8).fill(15) },
-    4,
-    0.25,
-    100,
-    0.02,
-  )
-  t.ok(cut < naive, 'lines that have rung count by the true mean, not the shorter one measured')
 })

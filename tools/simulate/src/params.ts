@@ -21,8 +21,6 @@ export interface SimParams {
   timeScale: number
   seed: number
   abandonRateMax: number
-  /** ABANDON_RATE_TARGET: what the predictive pacing aims at, under the cap. */
-  abandonRateTarget: number
   maxDialLevel: number
   /** Simulated seconds between two chart samples. */
   sampleSeconds: number
@@ -49,7 +47,6 @@ export const DEFAULT_PARAMS: SimParams = {
   timeScale: 20,
   seed: 42,
   abandonRateMax: 0.03,
-  abandonRateTarget: 0.02,
   maxDialLevel: 3,
   sampleSeconds: 30,
   historyAnswered: 10_000,
@@ -72,7 +69,6 @@ const HELP: Record<keyof SimParams, string> = {
   timeScale: 'simulated seconds per real second (at least 1)',
   seed: "the simulator's random seed",
   abandonRateMax: 'abandon cap (ABANDON_RATE_MAX), 0-1',
-  abandonRateTarget: 'abandon rate the predictive pacing aims at (ABANDON_RATE_TARGET), 0-1',
   maxDialLevel: 'MAX_DIAL_LEVEL',
   sampleSeconds: 'simulated seconds between two chart samples',
   historyAnswered: "answered calls already in the governor's window (0: an empty window)",
@@ -84,7 +80,6 @@ const SHARES: (keyof SimParams)[] = [
   'answerRateAfter',
   'shiftAt',
   'abandonRateMax',
-  'abandonRateTarget',
   'historyAbandonRate',
 ]
 

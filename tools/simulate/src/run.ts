@@ -208,7 +208,6 @@ function modeConfig(mode: Mode, p: SimParams, databaseUrl: string, amiPort: numb
       RING_TIMEOUT_SECONDS: '30',
       HOLD_TIMEOUT_SECONDS: '30',
       ABANDON_RATE_MAX: String(p.abandonRateMax),
-      ABANDON_RATE_TARGET: String(p.abandonRateTarget),
       MAX_DIAL_LEVEL: String(p.maxDialLevel),
       HEARTBEAT_SECONDS: '3600',
       AMI_HOST: '127.0.0.1',

@@ -15,7 +15,7 @@ export function table(p: SimParams, results: ModeResult[]): string {
   return [
     `${p.agents} agents, answer rate ${p.answerRate} then ${p.answerRateAfter} after ${p.shiftAt * 100}% of ${p.durationMinutes} simulated minutes,`,
     `ring mean ${p.ringMeanSeconds} s (no answer rings 30 s), talk mean ${p.talkMeanSeconds} s, wrap ${p.wrapSeconds} s, patience ${p.patienceMinSeconds} s + exponential, mean ${p.patienceMeanSeconds} s, seed ${p.seed}`,
-    `governor window history: ${p.historyAnswered} answered at ${(p.historyAbandonRate * 100).toFixed(1)}% abandoned; cap ${(p.abandonRateMax * 100).toFixed(1)}% (target ${(p.abandonRateTarget * 100).toFixed(1)}%), MAX_DIAL_LEVEL ${p.maxDialLevel}`,
+    `governor window history: ${p.historyAnswered} answered at ${(p.historyAbandonRate * 100).toFixed(1)}% abandoned; cap ${(p.abandonRateMax * 100).toFixed(1)}%, MAX_DIAL_LEVEL ${p.maxDialLevel}`,
     '',
     `| figure | ${results.map((r) => r.mode).join(' | ')} |`,
     `|---|${results.map(() => '---|').join('')}`,
