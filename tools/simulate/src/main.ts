@@ -1,9 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises'
 import { join, resolve } from 'node:path'
 import { chartSvg } from './chart.js'
-import { type ModeResult, type Progress, pct, progressLine } from './metrics.js'
+import { type ModeResult, type Progress, physicalCeiling, progressLine } from './metrics.js'
 import { parseSimArgs, type SimParams, USAGE, UsageError } from './params.js'
 import { runMode } from './run.js'
+import { table } from './table.js'
 
 /**
  * `pnpm simulate [--agents 20 --duration-minutes 60 ...] [--out DIR]`: a call-centre shift in accelerated
@@ -16,28 +17,6 @@ const out = (s: string) => process.stdout.write(`${s}\n`)
 
 const progress = (p: SimParams) => (s: Progress) =>
   process.stderr.write(`${progressLine(s, p.durationMinutes)}\n`)
-
-function table(p: SimParams, results: ModeResult[]): string {
-  const [a, b] = results as [ModeResult, ModeResult]
-  const row = (name: string, f: (r: ModeResult) => string) => `| ${name} | ${f(a)} | ${f(b)} |`
-  return [
-    `${p.agents} agents, answer rate ${p.answerRate} then ${p.answerRateAfter} after ${p.shiftAt * 100}% of ${p.durationMinutes} simulated minutes,`,
-    `ring mean ${p.ringMeanSeconds} s (no answer rings 30 s), talk mean ${p.talkMeanSeconds} s, wrap ${p.wrapSeconds} s, patience ${p.patienceMinSeconds} s + exponential, mean ${p.patienceMeanSeconds} s, seed ${p.seed}`,
-    `governor window history: ${p.historyAnswered} answered at ${(p.historyAbandonRate * 100).toFixed(1)}% abandoned; cap ${(p.abandonRateMax * 100).toFixed(1)}%, MAX_DIAL_LEVEL ${p.maxDialLevel}`,
-    '',
-    '| figure | progressive | predictive |',
-    '|---|---|---|',
-    row('talk minutes per agent-hour', (r) => r.talkMinutesPerAgentHour.toFixed(1)),
-    row('agent idle share', (r) => pct(r.idleShare)),
-    row('abandon rate (whole run)', (r) => pct(r.abandonRate)),
-    row('abandon rate (after the shift)', (r) => pct(r.abandonRateAfterShift)),
-    row('answered / abandoned', (r) => `${r.answered} / ${r.abandoned}`),
-    row('calls per hour', (r) => r.callsPerHour.toFixed(0)),
-    row('leads finished', (r) => String(r.leadsFinished)),
-    '',
-    `predictive / progressive talk minutes per agent-hour: ${(b.talkMinutesPerAgentHour / a.talkMinutesPerAgentHour).toFixed(2)}x`,
-  ].join('\n')
-}
 
 async function main(argv: string[]): Promise<number> {
   let args: ReturnType<typeof parseSimArgs>
@@ -52,10 +31,10 @@ async function main(argv: string[]): Promise<number> {
     out(USAGE)
     return 0
   }
-  const { params: p, progressMinutes } = args
+  const { params: p, progressMinutes, modes } = args
   const dir = resolve(args.out)
   const results: ModeResult[] = []
-  for (const mode of ['progressive', 'predictive'] as const) {
+  for (const mode of modes) {
     const started = Date.now()
     out(`${mode}: ${p.durationMinutes} simulated minutes at ${p.timeScale}x...`)
     results.push(await runMode(mode, p, { onProgress: progress(p), progressMinutes }))
@@ -64,7 +43,10 @@ async function main(argv: string[]): Promise<number> {
   const text = table(p, results)
   out(`\n${text}`)
   await mkdir(dir, { recursive: true })
-  await writeFile(join(dir, 'simulation.json'), `${JSON.stringify({ params: p, results }, null, 2)}\n`)
+  await writeFile(
+    join(dir, 'simulation.json'),
+    `${JSON.stringify({ params: p, physicalCeiling: physicalCeiling(p), results }, null, 2)}\n`,
+  )
   await writeFile(join(dir, 'simulation.svg'), chartSvg(results, p.abandonRateMax))
   await writeFile(join(dir, 'simulation.md'), `${text}\n`)
   out(`\nwrote ${join(dir, 'simulation.json')}, simulation.svg, simulation.md`)

@@ -5,6 +5,8 @@ export type Mode = 'progressive' | 'predictive'
 export interface ModeResult {
   mode: Mode
   talkMinutesPerAgentHour: number
+  /** Talk minutes per agent-hour as a share of the physical ceiling (`physicalCeiling`). */
+  ceilingShare: number
   idleShare: number
   abandonRate: number
   abandonRateAfterShift: number
@@ -77,6 +79,15 @@ export function summarise(
     abandoned,
     callsPerHour: originated / hours,
   }
+}
+
+/**
+ * Talk minutes per agent-hour of an agent who is never idle: every call is talk then wrap-up, so at
+ * most talk / (talk + wrap-up) x 60, whatever the dialer (55.4 at 180 s and 15 s).
+ */
+export function physicalCeiling(p: { talkMeanSeconds: number; wrapSeconds: number }): number {
+  const call = p.talkMeanSeconds + p.wrapSeconds
+  return call <= 0 ? 0 : (p.talkMeanSeconds / call) * 60
 }
 
 /** How a mode is doing so far, reported while it runs. */

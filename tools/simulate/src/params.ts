@@ -1,4 +1,5 @@
 import { parseArgs } from 'node:util'
+import type { Mode } from './metrics.js'
 
 /** One simulated shift: the same population and timings for both dialing modes. */
 export interface SimParams {
@@ -85,6 +86,7 @@ const SHARES: (keyof SimParams)[] = [
 const kebab = (key: string) => key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 const PARAM_KEYS = Object.keys(DEFAULT_PARAMS) as (keyof SimParams)[]
 const DEFAULT_OUT = 'sim-results'
+const MODES: readonly Mode[] = ['progressive', 'predictive']
 const DEFAULT_PROGRESS_MINUTES = 5
 
 export const USAGE = [
@@ -97,6 +99,7 @@ export const USAGE = [
   'flags (default in brackets):',
   `  --out DIR                     output folder [${DEFAULT_OUT}]`,
   `  --progress-minutes N          progress line every N simulated minutes, 0 for none [${DEFAULT_PROGRESS_MINUTES}]`,
+  `  --modes LIST                  modes to run, comma-separated (e.g. predictive) [${MODES.join(',')}]`,
   ...PARAM_KEYS.map((k) => `  --${`${kebab(k)} N`.padEnd(28)}${HELP[k]} [${DEFAULT_PARAMS[k]}]`),
   '  -h, --help                    this text',
 ].join('\n')
@@ -108,7 +111,19 @@ export class UsageError extends Error {
 
 export type SimArgs =
   | { help: true }
-  | { help: false; params: SimParams; out: string; progressMinutes: number }
+  | { help: false; params: SimParams; out: string; progressMinutes: number; modes: Mode[] }
+
+/** `--modes predictive` or `--modes progressive,predictive`: each mode once, in the usual order. */
+function parseModes(raw: string): Mode[] {
+  const asked = raw.split(',').map((m) => m.trim())
+  for (const m of asked) {
+    if (!MODES.includes(m as Mode))
+      throw new UsageError(
+        `--modes takes progressive, predictive or both comma-separated, got ${JSON.stringify(raw)}`,
+      )
+  }
+  return MODES.filter((m) => asked.includes(m))
+}
 
 function toNumber(flag: string, raw: string): number {
   const value = Number(raw)
@@ -133,6 +148,7 @@ export function parseSimArgs(argv: string[]): SimArgs {
         help: { type: 'boolean', short: 'h' },
         out: { type: 'string' },
         'progress-minutes': { type: 'string' },
+        modes: { type: 'string' },
         ...Object.fromEntries(PARAM_KEYS.map((k) => [kebab(k), { type: 'string' as const }])),
       },
     })
@@ -154,7 +170,9 @@ export function parseSimArgs(argv: string[]): SimArgs {
   if (params.durationMinutes <= 0) throw new UsageError('--duration-minutes must be more than 0')
   if (params.sampleSeconds <= 0) throw new UsageError('--sample-seconds must be more than 0')
   const progress = values['progress-minutes']
+  const modes = typeof values.modes === 'string' ? parseModes(values.modes) : [...MODES]
   return {
+    modes,
     help: false,
     params,
     out: typeof values.out === 'string' && values.out !== '' ? values.out : DEFAULT_OUT,

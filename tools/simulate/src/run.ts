@@ -8,7 +8,14 @@ import { Dialer } from '@hold-dialer/dialer'
 import { type CallRecord, type PbxSim, startPbxSim } from '@hold-dialer/pbx-sim'
 import { type Config, parseConfig, toDbTime } from '@hold-dialer/rules'
 import pino from 'pino'
-import { type Mode, type ModeResult, type Progress, type Sample, summarise } from './metrics.js'
+import {
+  type Mode,
+  type ModeResult,
+  type Progress,
+  physicalCeiling,
+  type Sample,
+  summarise,
+} from './metrics.js'
 import type { SimParams } from './params.js'
 
 /** The simulated shift starts at a fixed instant, so every run sees the same calendar. */
@@ -315,6 +322,7 @@ async function collectMode(run: ModeRun, samples: Sample[]): Promise<ModeResult>
   return {
     mode: run.mode,
     ...figures,
+    ceilingShare: figures.talkMinutesPerAgentHour / physicalCeiling(p),
     leadsFinished: Number(finished.n) + Number(archived.n),
     leadsAccounted: Number(onMaster.n) + Number(archived.n),
     leadsStillReserved: Number(stillReserved.n),
