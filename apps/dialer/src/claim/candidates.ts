@@ -210,6 +210,31 @@ export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode
   }
 }
 
+/**
+ * What the SQL text of a claim's candidate parts depends on, with its pin: two claims of one shape run
+ * the same statements with other values. The SQLite claim keys its DueProbeMemo on it (the MySQL
+ * claim on the probe's text, which it builds anyway); building the five callback and retry
+ * statements only to key on their text cost about a tenth of a SQLite claim. Every input that
+ * changes `candidateStatement`'s text belongs here (test/claim-shape.test.ts checks them).
+ */
+export function claimShape(req: ClaimRequest): string {
+  const fallback = req.pinnedFallback
+  const caps = req.numberCaps
+  const zones = req.customerZones
+  return [
+    req.pinnedAgentId,
+    req.inHours ? 'h' : '-',
+    req.onlyMine ? 'm' : '-',
+    req.unpinnedOnly ? 'u' : '-',
+    fallback ? (fallback.workingDueBefore === null ? 'f' : 'F') : '-',
+    req.dialablePriorities.length,
+    req.excludeIds?.length ?? 0,
+    caps?.lastEndedBefore ? 'l' : '-',
+    caps?.perDay ? 'd' : '-',
+    zones ? `${zones.callable.length}${zones.unzonedCallable ? 'z' : '-'}` : '-',
+  ].join(' ')
+}
+
 /** Whether the candidate's number is listed and unexpired (one parameter: now). */
 const DNC_LISTED =
   'EXISTS (SELECT 1 FROM hold_dialer_dnc d WHERE d.digits = hold_dialer_master_data.phone_number' +
@@ -256,7 +281,7 @@ export function probedParts(rows: readonly Record<string, unknown>[], parts: rea
   return parts.filter((part) => due.has(part.index))
 }
 
-const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
+const placeholders = (n: number) => (n === 0 ? '' : `${'?, '.repeat(n - 1)}?`)
 
 /** A candidate query's row, typed: the drivers may return the integer columns as text or bigint. */
 function candidateOf(row: Record<string, unknown>): Candidate {

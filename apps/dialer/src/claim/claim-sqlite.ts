@@ -11,8 +11,8 @@ import {
   candidateStatement,
   claimedLead,
   claimParts,
+  claimShape,
   firstCandidate,
-  type Part,
 } from './candidates.js'
 import type { DueProbeMemo } from './due-probe.js'
 import type { LeadClaim } from './request.js'
@@ -51,7 +51,7 @@ async function claimInGroup(
   }
   const parts = claimParts(req, 'sqlite')
   const probed = parts.filter((part) => part.category !== 'pending')
-  const memoKey = memo && probed.length > 0 ? dueMemoKey(req, probed) : ''
+  const memoKey = memo && probed.length > 0 ? claimShape(req) : ''
   let ended = 0
   while (ended < MAX_LISTED_PER_CLAIM) {
     const skipDue = memo?.fresh(memoKey, req.now) === true
@@ -84,14 +84,6 @@ async function claimInGroup(
 interface SqliteClaim {
   req: LeadClaim
   memo: DueProbeMemo | undefined
-}
-
-/**
- * The memo's key for a claim's callback and retry parts: its pin and their SQL text, as the MySQL
- * claim keys its probe.
- */
-function dueMemoKey(req: LeadClaim, probed: readonly Part[]): string {
-  return `${req.pinnedAgentId}\n${probed.map((part) => candidateStatement(req, part, 'row').sql).join('\n')}`
 }
 
 const claimGroups = new WeakMap<Db, GroupCommit<SqliteClaim, ClaimedLead | undefined>>()
