@@ -19,8 +19,9 @@ export interface SettleWrite {
  * A placed call's result written to its lead, with the reservation cleared. A callback is used up by
  * the call placed for it; a later Not Connected resumes the schedule. As a statement, for a caller
  * that batches it (the claims bench); `settleLead` runs it. Fixed text, not built with Kysely: a
- * settle per call, and on SQLite building and compiling it with Kysely cost about a tenth of a
- * claim-and-settle cycle (docs/benchmarks.md); the same text reuses its prepared statement.
+ * settle per call, and building and compiling it (and the agent's release) with Kysely was the
+ * largest JavaScript cost of a SQLite claim-and-settle cycle (docs/benchmarks.md); the same text
+ * reuses its prepared statement.
  */
 export function settleLeadStatement(id: number, w: SettleWrite): Statement {
   return {
