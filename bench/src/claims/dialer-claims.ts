@@ -1,9 +1,9 @@
-import { compiledStatement, type Db, withBatchTransaction } from '@hold-dialer/db'
+import { type Db, withBatchTransaction } from '@hold-dialer/db'
 // The dialer's own claim and settle statements, as its claim round and its settle run them
 // (apps/dialer/src/dialer.ts, settle.ts).
 import { type ClaimedLead, claimLead, DueProbeMemo } from '../../../apps/dialer/dist/claim/claim.js'
-import { settleLeadQuery } from '../../../apps/dialer/dist/sql/settle-lead.js'
-import { releaseAgentQuery } from '../../../apps/dialer/dist/sql/take-agent.js'
+import { settleLeadStatement } from '../../../apps/dialer/dist/sql/settle-lead.js'
+import { releaseAgentStatement } from '../../../apps/dialer/dist/sql/take-agent.js'
 import { msSince } from '../lib/stats.js'
 import { CLAIM_POOL_ZONE } from './claim-pool.js'
 import { ClaimLedger, type ClaimResult } from './claim-result.js'
@@ -29,7 +29,7 @@ async function release(
   ledger: ClaimLedger,
 ) {
   const at = new Date().toISOString().replace('T', ' ').slice(0, 23)
-  const settle = settleLeadQuery(db.kysely, lead.id, {
+  const settle = settleLeadStatement(lead.id, {
     dialStatus: 'Not Connected',
     nextRetryAt: new Date(claimedAt.getTime() + RETRY_LATER_MS),
     rnrMailQueued: false,
@@ -40,10 +40,10 @@ async function release(
     hangupBy: null,
     hangupCause: null,
   })
-  const free = releaseAgentQuery(db.kysely, agentId, dialerId, null)
+  const free = releaseAgentStatement(agentId, dialerId, null)
   await withBatchTransaction(
     db,
-    (session) => session.run([compiledStatement(settle), compiledStatement(free)], { commit: true }),
+    (session) => session.run([settle, free], { commit: true }),
     // Lock waits and deadlocks the retries absorbed still count (the scale-out table shows them).
     { onRetry: ({ error }) => ledger.lockError(error) },
   )

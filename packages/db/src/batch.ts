@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import type { Compilable, Kysely } from 'kysely'
+import { type Compilable, CompiledQuery, type Kysely } from 'kysely'
 import type { Pool, PoolConnection } from 'mysql2'
 import type { Database } from './database.js'
 
@@ -29,6 +29,15 @@ export interface BatchSession {
 export function compiledStatement(query: Compilable): Statement {
   const compiled = query.compile()
   return { sql: compiled.sql, params: compiled.parameters as Statement['params'] }
+}
+
+/**
+ * Runs one statement on Kysely's connection or transaction, as it is: for fixed SQL text that a batch
+ * also sends (on SQLite the same text reuses its prepared statement).
+ */
+export async function runStatement(db: Kysely<Database>, statement: Statement): Promise<StatementResult> {
+  const result = await db.executeQuery(CompiledQuery.raw(statement.sql, [...statement.params]))
+  return { rows: result.rows as Record<string, unknown>[], affectedRows: Number(result.numAffectedRows ?? 0) }
 }
 
 /** One try of a batch transaction; `withBatchTransaction` (transaction.ts) retries it. */

@@ -7,6 +7,7 @@ export {
   type BatchRunner,
   type BatchSession,
   compiledStatement,
+  runStatement,
   type Statement,
   type StatementResult,
 } from './batch.js'

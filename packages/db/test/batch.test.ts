@@ -1,5 +1,5 @@
 import t from 'tap'
-import { compiledStatement, type Statement, withBatchTransaction } from '../src/index.js'
+import { compiledStatement, runStatement, type Statement, withBatchTransaction } from '../src/index.js'
 import { forEachDialect } from '../src/testing/index.js'
 
 const insert = (name: string): Statement => ({
@@ -94,6 +94,20 @@ forEachDialect(t, async (t, database) => {
     await withBatchTransaction(handle, (s) => s.run([insert(name)], { commit: true }))
     t.same(await named(name), [null])
     t.ok((await named('b1')).length === 2, 'nothing else was touched')
+  })
+
+  t.test('a statement runs on Kysely too, in its transaction, with its changed rows and rows', async (t) => {
+    await runStatement(db, insert('rs1'))
+    const changed = await db.transaction().execute(async (trx) => {
+      const update = await runStatement(trx, {
+        sql: 'UPDATE dialer_employee SET email = ? WHERE name = ?',
+        params: ['rs@example.test', 'rs1'],
+      })
+      t.same((await runStatement(trx, select('rs1'))).rows.length, 1, 'a read returns its rows')
+      return update.affectedRows
+    })
+    t.equal(changed, 1)
+    t.same(await named('rs1'), ['rs@example.test'])
   })
 
   t.test('a Kysely query compiled to a statement runs in a batch', async (t) => {

@@ -113,6 +113,19 @@ const DUE_SINCE: Record<Category, string> = {
 }
 
 /**
+ * The statuses a part looks for, written into its SQL as literals rather than bound. With
+ * `dial_status = ?` (the second column of every claim index) each run of a reused SQLite statement
+ * cost as much as preparing it afresh, 50-80 µs, against 4-11 µs with the literal (the same plan;
+ * SQLite re-plans a statement for the bound value of an indexed column), and a claim runs up to six
+ * (docs/benchmarks.md). They are the code's own constants, never input.
+ */
+const CLAIM_STATUS = { callback: "'Callback'", pending: "'Pending'" } as const
+const RETRY_STATUS: Record<RetryStatus, string> = {
+  'Not Connected': "'Not Connected'",
+  Abandoned: "'Abandoned'",
+}
+
+/**
  * How a part is read: `row` reads the candidate's columns, `lock` does so with
  * `FOR UPDATE SKIP LOCKED`, `probe` only says whether the part has a candidate (its index, no order).
  */
@@ -132,20 +145,19 @@ export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode
   const params: (string | number | null)[] = [...req.dialablePriorities]
   let order: string
   if (part.category === 'callback') {
-    where.push('dial_status = ?', 'callback_scheduled_at <= ?')
-    params.push('Callback', now)
+    where.push(`dial_status = ${CLAIM_STATUS.callback}`, 'callback_scheduled_at <= ?')
+    params.push(now)
     order = 'callback_scheduled_at'
   } else if (part.category === 'retry') {
-    where.push('dial_status = ?')
-    params.push(part.status!)
+    where.push(`dial_status = ${RETRY_STATUS[part.status!]}`)
     if (part.retryAt === 'none') where.push('next_retry_at IS NULL')
     else if (part.retryAt === 'passed') where.push('next_retry_at <= ?')
     else where.push('(next_retry_at IS NULL OR next_retry_at <= ?)')
     if (part.retryAt !== 'none') params.push(now)
     order = 'next_retry_at'
   } else {
-    where.push('dial_status = ?', '(next_retry_at IS NULL OR next_retry_at <= ?)')
-    params.push('Pending', now)
+    where.push(`dial_status = ${CLAIM_STATUS.pending}`, '(next_retry_at IS NULL OR next_retry_at <= ?)')
+    params.push(now)
     order = 'push_date'
   }
   const excluded = req.excludeIds ?? []
@@ -198,6 +210,31 @@ export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode
   }
 }
 
+/**
+ * What the SQL text of a claim's candidate parts depends on, with its pin: two claims of one shape run
+ * the same statements with other values. The SQLite claim keys its DueProbeMemo on it (the MySQL
+ * claim on the probe's text, which it builds anyway); building the five callback and retry
+ * statements only to key on their text was about 8% of the claims bench's product time. Every input that
+ * changes `candidateStatement`'s text belongs here (test/claim-shape.test.ts checks them).
+ */
+export function claimShape(req: ClaimRequest): string {
+  const fallback = req.pinnedFallback
+  const caps = req.numberCaps
+  const zones = req.customerZones
+  return [
+    req.pinnedAgentId,
+    req.inHours ? 'h' : '-',
+    req.onlyMine ? 'm' : '-',
+    req.unpinnedOnly ? 'u' : '-',
+    fallback ? (fallback.workingDueBefore === null ? 'f' : 'F') : '-',
+    req.dialablePriorities.length,
+    req.excludeIds?.length ?? 0,
+    caps?.lastEndedBefore ? 'l' : '-',
+    caps?.perDay ? 'd' : '-',
+    zones ? `${zones.callable.length}${zones.unzonedCallable ? 'z' : '-'}` : '-',
+  ].join(' ')
+}
+
 /** Whether the candidate's number is listed and unexpired (one parameter: now). */
 const DNC_LISTED =
   'EXISTS (SELECT 1 FROM hold_dialer_dnc d WHERE d.digits = hold_dialer_master_data.phone_number' +
@@ -244,7 +281,7 @@ export function probedParts(rows: readonly Record<string, unknown>[], parts: rea
   return parts.filter((part) => due.has(part.index))
 }
 
-const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ')
+const placeholders = (n: number) => (n === 0 ? '' : `${'?, '.repeat(n - 1)}?`)
 
 /** A candidate query's row, typed: the drivers may return the integer columns as text or bigint. */
 function candidateOf(row: Record<string, unknown>): Candidate {

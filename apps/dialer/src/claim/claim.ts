@@ -14,9 +14,9 @@ export type { ClaimRequest, LeadClaim } from './request.js'
  * marks it Calling and reserved by this dialer, and keeps its status to restore if the originate
  * fails; with `agentId`, takes that agent in the same transaction. Never the same lead to two
  * claimers at once: MySQL locks it (`FOR UPDATE SKIP LOCKED`, claim-mysql.ts), SQLite has one writer
- * (claim-sqlite.ts). `memo`: MySQL leaves out the probe for due callbacks and retries while one of
- * the same shape found none less than `memo.ttlMs` ago (due-probe.ts); SQLite's probe is a call
- * into the process and needs none.
+ * (claim-sqlite.ts). `memo`: the claim leaves out the probe for due callbacks and retries (MySQL) or
+ * their parts (SQLite) while one of the same shape found none less than `memo.ttlMs` ago
+ * (due-probe.ts).
  */
 export async function claimLead(
   db: Db,
@@ -24,5 +24,5 @@ export async function claimLead(
   memo?: DueProbeMemo,
 ): Promise<ClaimedLead | undefined> {
   if (req.dialablePriorities.length === 0) return undefined
-  return db.dialect === 'mysql' ? claimMysql(db, req, memo) : claimSqlite(db, req)
+  return db.dialect === 'mysql' ? claimMysql(db, req, memo) : claimSqlite(db, req, memo)
 }

@@ -1,6 +1,6 @@
-import type { Database } from '@hold-dialer/db'
+import { type Database, runStatement, type Statement } from '@hold-dialer/db'
 import { type DialStatus, toDbTime } from '@hold-dialer/rules'
-import type { Kysely, Transaction } from 'kysely'
+import type { Transaction } from 'kysely'
 
 export interface SettleWrite {
   dialStatus: DialStatus
@@ -17,32 +17,33 @@ export interface SettleWrite {
 
 /**
  * A placed call's result written to its lead, with the reservation cleared. A callback is used up by
- * the call placed for it; a later Not Connected resumes the schedule. The query unsent, for a caller
- * that batches it (the claims bench); `settleLead` runs it.
+ * the call placed for it; a later Not Connected resumes the schedule. As a statement, for a caller
+ * that batches it (the claims bench); `settleLead` runs it. Fixed text, not built with Kysely: a
+ * settle per call, and building and compiling it (and the agent's release) with Kysely was the
+ * largest JavaScript cost of a SQLite claim-and-settle cycle (docs/benchmarks.md); the same text
+ * reuses its prepared statement.
  */
-export function settleLeadQuery(db: Kysely<Database>, id: number, w: SettleWrite) {
-  return db
-    .updateTable('hold_dialer_master_data')
-    .set({
-      dial_status: w.dialStatus,
-      next_retry_at: w.nextRetryAt && toDbTime(w.nextRetryAt),
-      callback_scheduled_at: null,
-      call_count: w.callCount,
-      first_attempt_at: w.firstAttemptAt,
-      last_attempt_at: w.lastAttemptAt,
-      last_dial_result: w.lastDialResult,
-      hangup_by: w.hangupBy,
-      hangup_cause: w.hangupCause,
-      ...(w.rnrMailQueued ? { isRnrSent: 1 } : {}),
-      previous_status: null,
-      isReserved: 0,
-      reserved_by: null,
-      reserved_at: null,
-    })
-    .where('id', '=', id)
+export function settleLeadStatement(id: number, w: SettleWrite): Statement {
+  return {
+    sql: `UPDATE hold_dialer_master_data SET dial_status = ?, next_retry_at = ?, callback_scheduled_at = NULL,
+            call_count = ?, first_attempt_at = ?, last_attempt_at = ?, last_dial_result = ?, hangup_by = ?,
+            hangup_cause = ?,${w.rnrMailQueued ? ' isRnrSent = 1,' : ''} previous_status = NULL, isReserved = 0,
+            reserved_by = NULL, reserved_at = NULL WHERE id = ?`,
+    params: [
+      w.dialStatus,
+      w.nextRetryAt && toDbTime(w.nextRetryAt),
+      w.callCount,
+      w.firstAttemptAt,
+      w.lastAttemptAt,
+      w.lastDialResult,
+      w.hangupBy,
+      w.hangupCause,
+      id,
+    ],
+  }
 }
 
 /** Writes a placed call's result to its (locked) lead and clears the reservation. */
 export async function settleLead(trx: Transaction<Database>, id: number, w: SettleWrite): Promise<void> {
-  await settleLeadQuery(trx, id, w).execute()
+  await runStatement(trx, settleLeadStatement(id, w))
 }

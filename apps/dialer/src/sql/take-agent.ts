@@ -1,6 +1,6 @@
-import type { Database } from '@hold-dialer/db'
+import { type Database, runStatement, type Statement } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
-import type { Kysely, Transaction } from 'kysely'
+import type { Transaction } from 'kysely'
 
 /**
  * Takes an agent for a call: only if no dialer has them on a call. Two dialers that both see the desk
@@ -28,24 +28,24 @@ export async function takeAgent(
 }
 
 /**
- * Frees an agent at settle, starting their wrap-up time; only if this dialer has them on a call. The
- * query unsent, for a caller that batches it (the claims bench); `releaseAgent` runs it.
+ * Frees an agent at settle, starting their wrap-up time; only if this dialer has them on a call. As a
+ * statement, for a caller that batches it (the claims bench); `releaseAgent` runs it. Fixed text, as
+ * the settle's (`settleLeadStatement`).
  */
-export function releaseAgentQuery(
-  db: Kysely<Database>,
+export function releaseAgentStatement(
   employeeId: number,
   dialerId: string,
   wrapUntil: Date | null,
-) {
-  return db
-    .updateTable('dialer_employee')
-    .set({
-      on_call_by: null,
-      on_call_since: null,
-      ...(wrapUntil ? { wrap_until: toDbTime(wrapUntil) } : {}),
-    })
-    .where('id', '=', employeeId)
-    .where('on_call_by', '=', dialerId)
+): Statement {
+  return wrapUntil
+    ? {
+        sql: 'UPDATE dialer_employee SET on_call_by = NULL, on_call_since = NULL, wrap_until = ? WHERE id = ? AND on_call_by = ?',
+        params: [toDbTime(wrapUntil), employeeId, dialerId],
+      }
+    : {
+        sql: 'UPDATE dialer_employee SET on_call_by = NULL, on_call_since = NULL WHERE id = ? AND on_call_by = ?',
+        params: [employeeId, dialerId],
+      }
 }
 
 export async function releaseAgent(
@@ -54,5 +54,5 @@ export async function releaseAgent(
   dialerId: string,
   wrapUntil: Date | null,
 ): Promise<void> {
-  await releaseAgentQuery(trx, employeeId, dialerId, wrapUntil).execute()
+  await runStatement(trx, releaseAgentStatement(employeeId, dialerId, wrapUntil))
 }
