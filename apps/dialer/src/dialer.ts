@@ -57,7 +57,7 @@ export interface DialerTiming {
   agentRestMs: number
   /** Period of the read of the stored customer zones (CALLING_HOURS). */
   zonesMs: number
-  /** How long a MySQL claim that found no callback or retry due stands for the next (claim/due-probe.ts). */
+  /** How long a claim that found no callback or retry due stands for the next (claim/due-probe.ts). */
   dueProbeMs: number
 }
 

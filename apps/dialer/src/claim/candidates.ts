@@ -212,9 +212,9 @@ export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode
 
 /**
  * What the SQL text of a claim's candidate parts depends on, with its pin: two claims of one shape run
- * the same statements with other values. The SQLite claim keys its DueProbeMemo on it (the MySQL
- * claim on the probe's text, which it builds anyway); building the five callback and retry
- * statements only to key on their text was about 8% of the claims bench's product time. Every input that
+ * the same statements with other values. Both claims key their DueProbeMemo on it: building the
+ * callback and retry statements only to key on their text was about 8% of the SQLite claims bench's
+ * product time. Every input that
  * changes `candidateStatement`'s text belongs here (test/claim-shape.test.ts checks them).
  */
 export function claimShape(req: ClaimRequest): string {

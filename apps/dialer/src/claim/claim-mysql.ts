@@ -5,6 +5,7 @@ import {
   candidateStatement,
   claimedLead,
   claimParts,
+  claimShape,
   firstCandidate,
   probedParts,
   probeStatement,
@@ -50,13 +51,12 @@ export function claimMysql(db: Db, req: LeadClaim, memo?: DueProbeMemo): Promise
     const parts = claimParts(req, 'mysql')
     const probed = parts.filter((part) => part.category !== 'pending')
     const pending = parts.filter((part) => part.category === 'pending')
-    const probe = probeStatement(req, probed)
-    const memoKey = `${req.pinnedAgentId}\n${probe.sql}`
+    const memoKey = memo && probed.length > 0 ? claimShape(req) : ''
 
     for (let ended = 0; ended < MAX_LISTED_PER_CLAIM; ended++) {
       const skipProbe = probed.length === 0 || memo?.fresh(memoKey, req.now) === true
       const results = await session.run([
-        ...(skipProbe ? [] : [probe]),
+        ...(skipProbe ? [] : [probeStatement(req, probed)]),
         ...pending.map((part) => candidateStatement(req, part, 'lock')),
       ])
       const probeRows = skipProbe ? [] : results.shift()!.rows

@@ -1,13 +1,14 @@
 /**
  * Remembers, for a while, that a claim found no callback or retry due (claim-mysql.ts's probe,
- * claim-sqlite.ts's parts), so that the claims right after it look only for Pending leads. The probe is one statement of the
- * claim's four; with 30 claimers and nothing due, MariaDB spent 17% less CPU per claim without it
- * and claimed 8-29% more per second (four pairs of 5-second runs, docs/benchmarks.md).
+ * claim-sqlite.ts's parts), so that the claims right after it look only for Pending leads. On MySQL
+ * the probe is one statement of the claim's four; with 30 claimers and nothing due, MariaDB spent 17%
+ * less CPU per claim without it and claimed 8-29% more per second (four pairs of 5-second runs,
+ * docs/benchmarks.md).
  *
  * What it costs: a callback or retry that comes due, or is pushed due, while the memo holds is
  * claimed up to `ttlMs` after it would have been, and a Pending lead may be claimed in that time
  * ahead of it (DECISIONS section 7's order, read up to `ttlMs` late). The memo is per claim shape
- * (its pin and what changes the statements' text) and read on the dialer's own clock. This dialer's
+ * (`claimShape`: its pin and what changes the statements' text) and read on the dialer's own clock. This dialer's
  * restores, and its settles when a retry can come due within `ttlMs`, clear it at once (dialer.ts).
  */
 export class DueProbeMemo {
