@@ -158,8 +158,13 @@ forEachDialect(t, async (t, database) => {
           .insertInto('hold_dialer_master_data')
           .values(row(oli, { dial_status: 'Callback', callback_scheduled_at: PAST }))
           .execute()
-      const memo = new DueProbeMemo(1000)
-      const at = (ms: number) => ({ now: new Date(NOW.getTime() + ms) })
+      // The memo's monotonic clock follows the claims' clock here, so a slow machine cannot end it early.
+      let elapsed = 0
+      const memo = new DueProbeMemo(1000, () => elapsed)
+      const at = (ms: number) => {
+        elapsed = ms
+        return { now: new Date(NOW.getTime() + ms) }
+      }
       t.match(await claimLead(handle, { ...base(), ...at(0) }, memo), { oli_id: 'M-P1' })
       await callback('M-CB1')
       t.match(
@@ -196,4 +201,20 @@ forEachDialect(t, async (t, database) => {
       )
     },
   )
+})
+
+t.test('the due-probe memo ends on either clock: the claims’ clock or the monotonic one', async (t) => {
+  let elapsed = 0
+  const memo = new DueProbeMemo(1000, () => elapsed)
+  memo.nothingDue('shape', NOW)
+  t.ok(memo.fresh('shape', NOW), 'fresh right after')
+  t.notOk(memo.fresh('other', NOW), 'another shape is not')
+  elapsed = 999
+  t.ok(memo.fresh('shape', NOW), 'fresh under the time on both clocks')
+  elapsed = 1000
+  t.notOk(memo.fresh('shape', NOW), 'a stopped claims’ clock: the monotonic clock ends it')
+  elapsed = 0
+  memo.nothingDue('shape', NOW)
+  t.notOk(memo.fresh('shape', new Date(NOW.getTime() + 1000)), 'the claims’ clock ends it')
+  t.notOk(memo.fresh('shape', new Date(NOW.getTime() - 1)), 'a claims’ clock set back ends it')
 })
