@@ -1,5 +1,5 @@
 import type BetterSqlite3 from 'better-sqlite3'
-import { type Compilable, CompiledQuery, type Kysely } from 'kysely'
+import { CompiledQuery, type Kysely } from 'kysely'
 import type { Pool, PoolConnection } from 'mysql2'
 import type { Database } from './database.js'
 
@@ -23,12 +23,6 @@ export interface BatchSession {
    * is rolled back.
    */
   run(statements: readonly Statement[], options?: { commit?: boolean }): Promise<StatementResult[]>
-}
-
-/** A Kysely query as a statement for a batch, e.g. `compiledStatement(db.updateTable(...)...)`. */
-export function compiledStatement(query: Compilable): Statement {
-  const compiled = query.compile()
-  return { sql: compiled.sql, params: compiled.parameters as Statement['params'] }
 }
 
 /**

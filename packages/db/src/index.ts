@@ -6,7 +6,6 @@ export {
 export {
   type BatchRunner,
   type BatchSession,
-  compiledStatement,
   runStatement,
   type Statement,
   type StatementResult,

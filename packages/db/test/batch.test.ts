@@ -1,5 +1,5 @@
 import t from 'tap'
-import { compiledStatement, runStatement, type Statement, withBatchTransaction } from '../src/index.js'
+import { runStatement, type Statement, withBatchTransaction } from '../src/index.js'
 import { forEachDialect } from '../src/testing/index.js'
 
 const insert = (name: string): Statement => ({
@@ -108,25 +108,6 @@ forEachDialect(t, async (t, database) => {
     })
     t.equal(changed, 1)
     t.same(await named('rs1'), ['rs@example.test'])
-  })
-
-  t.test('a Kysely query compiled to a statement runs in a batch', async (t) => {
-    const [added, found] = await withBatchTransaction(handle, (s) =>
-      s.run(
-        [
-          compiledStatement(
-            db.insertInto('dialer_employee').values({ name: 'kysely', extension: null, email: null }),
-          ),
-          compiledStatement(
-            db.selectFrom('dialer_employee').select(['name', 'email']).where('name', '=', 'kysely'),
-          ),
-        ],
-        { commit: true },
-      ),
-    )
-    t.equal(added!.affectedRows, 1)
-    t.same(found!.rows, [{ name: 'kysely', email: null }])
-    t.same(await named('kysely'), [null], 'committed')
   })
 
   if (database.dialect === 'mysql') {
