@@ -19,7 +19,7 @@ import { seedPushPools } from './lib/seed.js'
 import { pushCases } from './push/push-cases.js'
 import type { ComparedCase, MemoryCase } from './report/figures.js'
 import { scaleoutLimit, scaleoutTable } from './report/scaleout-table.js'
-import { comparedTable, memoryTable } from './report/table.js'
+import { comparedTable, httpFloorTable, memoryTable } from './report/table.js'
 import { SCALEOUT_SETTINGS, type ScaleoutSetting, scaleoutCases } from './scaleout/scaleout-cases.js'
 
 const API_RSS_LIMIT_MIB = 120
@@ -87,6 +87,8 @@ async function benchPush(dialect: Dialect, o: BenchOptions, compared: ComparedCa
         seconds: o.seconds,
         batchConnections: o.batchConnections,
         singleConnections: o.singleConnections,
+        apiPid: api.pid,
+        floorPort: o.port + 1,
       })
       compared.push(...cases)
       const peak = api.peakRssMiB()
@@ -175,6 +177,11 @@ async function main(): Promise<void> {
   say()
   say(comparedTable(compared, { verdict }))
   say()
+  const floors = httpFloorTable(compared)
+  if (floors) {
+    say(floors)
+    say()
+  }
   say(memoryTable(memory, { verdict }))
   say()
   if (scaleout.length > 0) {

@@ -1,8 +1,8 @@
 import type { RunFigures } from '../report/figures.js'
 import { step } from './progress.js'
 
-export interface Alternated {
-  product: RunFigures[]
+export interface Alternated<P extends RunFigures = RunFigures> {
+  product: P[]
   ceiling: RunFigures[]
 }
 
@@ -11,14 +11,14 @@ export interface Alternated {
  * neither always meets the warmer cache or the longer table. `before` runs ahead of every run; `label`
  * prefixes the progress line (lib/progress.ts).
  */
-export async function alternate(
+export async function alternate<P extends RunFigures>(
   rounds: number,
-  product: () => Promise<RunFigures>,
+  product: () => Promise<P>,
   ceiling: () => Promise<RunFigures>,
   before: () => Promise<void> = async () => {},
   label = '',
-): Promise<Alternated> {
-  const out: Alternated = { product: [], ceiling: [] }
+): Promise<Alternated<P>> {
+  const out: Alternated<P> = { product: [], ceiling: [] }
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? (['product', 'ceiling'] as const) : (['ceiling', 'product'] as const)
     for (const side of order) {
@@ -26,7 +26,8 @@ export async function alternate(
         `${label}round ${r + 1}/${rounds}, ${side} run (${out.product.length + out.ceiling.length} of ${2 * rounds} runs done)`,
       )
       await before()
-      out[side].push(await (side === 'product' ? product() : ceiling()))
+      if (side === 'product') out.product.push(await product())
+      else out.ceiling.push(await ceiling())
     }
   }
   return out

@@ -60,3 +60,16 @@ export class MemorySampler {
     clearInterval(this.timer)
   }
 }
+
+/**
+ * CPU seconds a process has used so far (user + system, /proc/<pid>/stat fields 14 and 15, in clock
+ * ticks of 1/100 s as Linux reports them to user space).
+ */
+export function procCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // The command name (field 2) is in parentheses and may hold spaces: count fields after its end.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const ticks = Number(fields[11]) + Number(fields[12])
+  if (!Number.isFinite(ticks)) throw new Error(`/proc/${pid}/stat: no CPU times`)
+  return ticks / 100
+}

@@ -3,10 +3,13 @@ import { alternate } from '../lib/alternate.js'
 import { BENCH_SECRET } from '../lib/api-process.js'
 import { runHttpLoad } from '../lib/http-load.js'
 import { LeadMix } from '../lib/lead-mix.js'
+import { procCpuSeconds } from '../lib/proc-status.js'
 import { step } from '../lib/progress.js'
 import { resetLivePool } from '../lib/seed.js'
+import { median } from '../lib/stats.js'
 import { type ComparedCase, type RunFigures, summarise } from '../report/figures.js'
 import type { CeilingResult } from './ceiling-result.js'
+import { measureHttpFloor, sqliteSingleBound } from './http-floor.js'
 import { mysqlUpsertCeiling } from './mysql-ceiling.js'
 import { batchPlan, singlePlan } from './push-plan.js'
 import { sqliteGroupUpsertCeiling, sqliteUpsertCeiling } from './sqlite-ceiling.js'
@@ -27,7 +30,14 @@ export interface PushCaseOptions {
   seconds: number
   batchConnections: number
   singleConnections: number
+  /** The API process, whose CPU per request is read around each product run. */
+  apiPid: number
+  /** A free port for the HTTP floor's server. */
+  floorPort: number
 }
+
+/** A product run's figures, with the API's CPU per request answered (microseconds). */
+type ProductFigures = RunFigures & { cpuUsPerRequest: number }
 
 let runs = 0
 /** A fresh mix per run: its new `oli_id`s and phone numbers were never pushed before. */
@@ -41,8 +51,9 @@ async function overHttp(
   connections: number,
   seconds: number,
   batch: boolean,
-): Promise<RunFigures> {
+): Promise<ProductFigures> {
   const mix = nextMix()
+  const cpuBefore = procCpuSeconds(o.apiPid)
   const r = await runHttpLoad({
     url: `${o.apiBase}/api/leads`,
     connections,
@@ -53,7 +64,8 @@ async function overHttp(
   if (r.failures.length > 0) {
     throw new Error(`${o.dialect} ${batch ? 'batch' : 'single'} push failed:\n  ${r.failures.join('\n  ')}`)
   }
-  return { rate: batch ? r.rowsPerSec : r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms }
+  const cpuUsPerRequest = ((procCpuSeconds(o.apiPid) - cpuBefore) / r.requests) * 1e6
+  return { rate: batch ? r.rowsPerSec : r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, cpuUsPerRequest }
 }
 
 async function plainScript(
@@ -103,6 +115,15 @@ export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
     const product = summarise(runs.product)
     const ceiling = summarise(runs.ceiling)
     const ratio = product.rate / ceiling.rate
+    // The single-lead case's HTTP floor: one run of the same load against a bare Fastify route.
+    const floor = batch
+      ? undefined
+      : await measureHttpFloor({ port: o.floorPort, connections, seconds: o.seconds, mix: nextMix() })
+    const httpFloor = floor && {
+      ...floor,
+      apiCpuUsPerRequest: median(runs.product.map((r) => r.cpuUsPerRequest)),
+      ...(o.dialect === 'sqlite' ? { bound: sqliteSingleBound(ceiling.rate, floor.cpuUsPerRequest) } : {}),
+    }
     const clients =
       o.dialect === 'sqlite'
         ? `${connections} HTTP clients; script: ${batch ? '1 writer, a commit per request' : `${connections} clients, group commit`}`
@@ -128,6 +149,7 @@ export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
             target: `>= ${SINGLE_TARGET.toFixed(2)}, p99 < ${SINGLE_P99_MS} ms`,
             met: ratio >= SINGLE_TARGET && product.p99Ms < SINGLE_P99_MS,
             note: clients,
+            ...(httpFloor ? { httpFloor } : {}),
           },
     )
   }

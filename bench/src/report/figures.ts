@@ -33,6 +33,17 @@ export interface ComparedCase {
   target: string
   met: boolean
   note: string
+  /** Single-lead pushes: the bare Fastify route under the same load (`push/http-floor.ts`). */
+  httpFloor?: {
+    requestsPerSec: number
+    p50Ms: number
+    p99Ms: number
+    cpuUsPerRequest: number
+    /** The API's CPU per request in the product runs (median of the rounds). */
+    apiCpuUsPerRequest: number
+    /** SQLite: the most the product can reach of the ceiling, given the floor. */
+    bound?: number
+  }
 }
 
 export interface MemoryCase {

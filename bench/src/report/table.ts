@@ -78,3 +78,40 @@ export function memoryTable(cases: readonly MemoryCase[], o: TableOptions = { ve
   ]
   return render(withoutVerdict(rows, 4, o))
 }
+
+/**
+ * The single-lead cases' HTTP floor (`push/http-floor.ts`): what a bare Fastify route answers under
+ * the same load and its CPU per request, beside the API's; for SQLite, the most of the ceiling the
+ * product can reach given that floor. Undefined when no case measured one.
+ */
+export function httpFloorTable(cases: readonly ComparedCase[]): string | undefined {
+  const measured = cases.filter((c) => c.httpFloor !== undefined)
+  if (measured.length === 0) return undefined
+  const rows = [
+    [
+      'case',
+      'bare Fastify req/s',
+      'p99 ms',
+      'its CPU us/req',
+      'API CPU us/req',
+      'ceiling us/lead',
+      'bound on the ratio',
+    ],
+    ...measured.map((c) => {
+      const f = c.httpFloor!
+      return [
+        c.name,
+        num(f.requestsPerSec),
+        num(f.p99Ms, 1),
+        num(f.cpuUsPerRequest, 1),
+        num(f.apiCpuUsPerRequest, 1),
+        num(1e6 / c.ceiling.rate, 1),
+        f.bound === undefined ? '-' : num(f.bound, 2),
+      ]
+    }),
+  ]
+  return [
+    render(rows),
+    "bound (SQLite): the API writes SQLite on the thread that serves HTTP, so a request costs that thread at least the ceiling's time per lead plus the bare route's CPU: ceiling us / (ceiling us + its CPU us).",
+  ].join('\n')
+}

@@ -1,0 +1,69 @@
+import { deployedNodeFlags, startNode, waitFor } from '../lib/child.js'
+import { runHttpLoad } from '../lib/http-load.js'
+import type { LeadMix } from '../lib/lead-mix.js'
+import { assertPortFree } from '../lib/port-free.js'
+import { procCpuSeconds } from '../lib/proc-status.js'
+import { singlePlan } from './push-plan.js'
+
+/** What one run of the HTTP floor measured. */
+export interface HttpFloor {
+  requestsPerSec: number
+  p50Ms: number
+  p99Ms: number
+  /** CPU the floor process used per request answered (user + system), microseconds. */
+  cpuUsPerRequest: number
+}
+
+/**
+ * One run of the same single-lead load as the product's against the bare Fastify app of
+ * `http-floor-server.ts`, started with the API's Node flags; its CPU per request is read from
+ * /proc before and after. The bench's other processes are stopped meanwhile, as for every run.
+ */
+export async function measureHttpFloor(o: {
+  port: number
+  connections: number
+  seconds: number
+  mix: LeadMix
+}): Promise<HttpFloor> {
+  await assertPortFree(o.port)
+  const server = startNode(
+    'http-floor',
+    'bench/dist/push/http-floor-server.js',
+    { PORT: String(o.port) },
+    deployedNodeFlags('apps/api/dist/server.js'),
+  )
+  try {
+    const url = `http://127.0.0.1:${o.port}/api/leads`
+    await waitFor(
+      `the HTTP floor on port ${o.port}`,
+      async () => (await fetch(url, { method: 'POST', body: '{}' })).status > 0,
+      20_000,
+      server,
+    )
+    const load = (seconds: number) =>
+      runHttpLoad({ url, connections: o.connections, seconds, headers: {}, next: singlePlan(o.mix) })
+    await load(Math.min(2, o.seconds))
+    const before = procCpuSeconds(server.pid)
+    const r = await load(o.seconds)
+    const cpu = procCpuSeconds(server.pid) - before
+    if (r.failures.length > 0) throw new Error(`HTTP floor run failed:\n  ${r.failures.join('\n  ')}`)
+    return {
+      requestsPerSec: r.requestsPerSec,
+      p50Ms: r.p50Ms,
+      p99Ms: r.p99Ms,
+      cpuUsPerRequest: (cpu / r.requests) * 1e6,
+    }
+  } finally {
+    await server.stop()
+  }
+}
+
+/**
+ * The most a single-lead push on SQLite can reach of its ceiling, given the floor: the API writes
+ * SQLite on the thread that serves HTTP (better-sqlite3 is synchronous), so each request costs that
+ * thread at least the ceiling's own time per lead plus the floor's CPU per request.
+ */
+export function sqliteSingleBound(ceilingPerSec: number, floorCpuUsPerRequest: number): number {
+  const ceilingUs = 1e6 / ceilingPerSec
+  return ceilingUs / (ceilingUs + floorCpuUsPerRequest)
+}

@@ -1,0 +1,82 @@
+import { createServer } from 'node:net'
+import t from 'tap'
+import { LeadMix } from '../src/lib/lead-mix.js'
+import { measureHttpFloor, sqliteSingleBound } from '../src/push/http-floor.js'
+import { httpFloorTable } from '../src/report/table.js'
+
+/** A port nothing listens on: the kernel's pick for a listener opened and closed at once. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+t.test('the SQLite bound adds the floor to the ceiling time per lead', async (t) => {
+  // A ceiling of 10,000 leads/s is 100 us a lead; 25 us of HTTP on the same thread leaves 100/125.
+  t.equal(sqliteSingleBound(10_000, 25), 0.8)
+  t.equal(sqliteSingleBound(10_000, 0), 1)
+  t.ok(sqliteSingleBound(20_000, 25) < sqliteSingleBound(10_000, 25), 'a faster ceiling leaves less room')
+})
+
+t.test(
+  'the floor table lists the cases that measured one, with a bound only where there is one',
+  async (t) => {
+    const side = { rate: 5000, p50Ms: 1, p99Ms: 2, rounds: [] }
+    const base = { unit: 'req/s', product: side, ratio: 0.5, target: '', met: false, note: '' }
+    t.equal(httpFloorTable([{ ...base, name: 'no floor', ceiling: side }]), undefined)
+    const table = httpFloorTable([
+      { ...base, name: 'batch', ceiling: side },
+      {
+        ...base,
+        name: 'sqlite single-lead push',
+        ceiling: { ...side, rate: 10_000 },
+        httpFloor: {
+          requestsPerSec: 30_000,
+          p50Ms: 0,
+          p99Ms: 1,
+          cpuUsPerRequest: 25,
+          apiCpuUsPerRequest: 300,
+          bound: 0.8,
+        },
+      },
+      {
+        ...base,
+        name: 'mysql single-lead push',
+        ceiling: side,
+        httpFloor: {
+          requestsPerSec: 31_000,
+          p50Ms: 0,
+          p99Ms: 1,
+          cpuUsPerRequest: 27,
+          apiCpuUsPerRequest: 180,
+        },
+      },
+    ])!
+    const lines = table.split('\n')
+    t.equal(lines.length, 5, 'a header, a rule, two cases and the explanation')
+    t.match(lines[2], /^\| sqlite single-lead push \| 30000 .*\| 25\.0 .*\| 300\.0 .*\| 100\.0 .*\| 0\.80 /)
+    t.match(lines[3], /^\| mysql single-lead push .*\| 200\.0 .*\| - /)
+    t.notMatch(table, /batch/)
+  },
+)
+
+t.test('the bare Fastify route answers the single-lead load and its CPU is counted', async (t) => {
+  const floor = await measureHttpFloor({
+    port: await freePort(),
+    connections: 2,
+    seconds: 2,
+    mix: new LeadMix('floor-', '4999'),
+  })
+  t.ok(floor.requestsPerSec > 0, `${floor.requestsPerSec.toFixed(0)} requests/s`)
+  // CPU is counted in ticks of 10 ms: on a loaded machine a short run may use less than one.
+  t.ok(
+    Number.isFinite(floor.cpuUsPerRequest) && floor.cpuUsPerRequest >= 0,
+    `${floor.cpuUsPerRequest.toFixed(1)} us of CPU per request`,
+  )
+  t.ok(floor.p99Ms >= floor.p50Ms)
+})
