@@ -19,7 +19,7 @@ import { seedPushPools } from './lib/seed.js'
 import { pushCases } from './push/push-cases.js'
 import type { ComparedCase, MemoryCase } from './report/figures.js'
 import { scaleoutLimit, scaleoutTable } from './report/scaleout-table.js'
-import { comparedTable, httpFloorTable, memoryTable } from './report/table.js'
+import { comparedTable, cpuTable, httpFloorTable, memoryTable } from './report/table.js'
 import { SCALEOUT_SETTINGS, type ScaleoutSetting, scaleoutCases } from './scaleout/scaleout-cases.js'
 
 const API_RSS_LIMIT_MIB = 120
@@ -177,10 +177,11 @@ async function main(): Promise<void> {
   say()
   say(comparedTable(compared, { verdict }))
   say()
-  const floors = httpFloorTable(compared)
-  if (floors) {
-    say(floors)
-    say()
+  for (const table of [cpuTable(compared), httpFloorTable(compared)]) {
+    if (table) {
+      say(table)
+      say()
+    }
   }
   say(memoryTable(memory, { verdict }))
   say()

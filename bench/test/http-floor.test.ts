@@ -2,7 +2,7 @@ import { createServer } from 'node:net'
 import t from 'tap'
 import { LeadMix } from '../src/lib/lead-mix.js'
 import { measureHttpFloor, sqliteSingleBound } from '../src/push/http-floor.js'
-import { httpFloorTable } from '../src/report/table.js'
+import { cpuTable, httpFloorTable } from '../src/report/table.js'
 
 /** A port nothing listens on: the kernel's pick for a listener opened and closed at once. */
 function freePort(): Promise<number> {
@@ -40,9 +40,9 @@ t.test(
           p50Ms: 0,
           p99Ms: 1,
           cpuUsPerRequest: 25,
-          apiCpuUsPerRequest: 300,
           bound: 0.8,
         },
+        cpu: { product: { api: 300, bench: 50, db: null }, ceiling: { api: null, bench: 100, db: null } },
       },
       {
         ...base,
@@ -53,17 +53,54 @@ t.test(
           p50Ms: 0,
           p99Ms: 1,
           cpuUsPerRequest: 27,
-          apiCpuUsPerRequest: 180,
         },
+        cpu: { product: { api: 180, bench: 40, db: 200 }, ceiling: { api: null, bench: 30, db: 230 } },
       },
     ])!
     const lines = table.split('\n')
     t.equal(lines.length, 5, 'a header, a rule, two cases and the explanation')
     t.match(lines[2], /^\| sqlite single-lead push \| 30000 .*\| 25\.0 .*\| 300\.0 .*\| 100\.0 .*\| 0\.80 /)
-    t.match(lines[3], /^\| mysql single-lead push .*\| 200\.0 .*\| - /)
+    t.match(lines[3], /^\| mysql single-lead push .*\| 27\.0 .*\| 180\.0 .*\| 200\.0 .*\| - /)
     t.notMatch(table, /batch/)
   },
 )
+
+t.test('the CPU table gives each side of each push case, and the cores they kept busy', async (t) => {
+  const side = (rate: number) => ({ rate, p50Ms: 1, p99Ms: 2, rounds: [] })
+  const base = { ratio: 0.5, target: '', met: false, note: '' }
+  t.equal(
+    cpuTable([{ ...base, name: 'claims', unit: 'claims/s', product: side(1), ceiling: side(1) }]),
+    undefined,
+  )
+  const table = cpuTable([
+    {
+      ...base,
+      name: 'mysql batch push (500/req)',
+      unit: 'rows/s',
+      product: side(30_000),
+      ceiling: side(40_000),
+      cpu: { product: { api: 20, bench: 5, db: 25 }, ceiling: { api: null, bench: 5, db: 40 } },
+    },
+    {
+      ...base,
+      name: 'sqlite single-lead push',
+      unit: 'req/s',
+      product: side(4000),
+      ceiling: side(10_000),
+      cpu: { product: { api: 300, bench: 60, db: null }, ceiling: { api: null, bench: 100, db: null } },
+    },
+  ])!
+  const lines = table.split('\n')
+  t.equal(lines.length, 6, 'a header, a rule and two sides of two cases')
+  // 50 us a row at 30,000 rows/s: 1.5 cores; 45 us at 40,000: 1.8.
+  t.match(
+    lines[2],
+    /^\| mysql batch push \(500\/req\) \| product \| row .*\| 20\.0 .*\| 5\.0 .*\| 25\.0 .*\| 50\.0 .*\| 1\.50 /,
+  )
+  t.match(lines[3], /\| ceiling \| row .*\| - .*\| 5\.0 .*\| 40\.0 .*\| 45\.0 .*\| 1\.80 /)
+  t.match(lines[4], /\| product \| request .*\| 300\.0 .*\| 60\.0 .*\| - .*\| 360\.0 .*\| 1\.44 /)
+  t.match(lines[5], /\| ceiling \| request .*\| - .*\| 100\.0 .*\| - .*\| 100\.0 .*\| 1\.00 /)
+})
 
 t.test('the bare Fastify route answers the single-lead load and its CPU is counted', async (t) => {
   const floor = await measureHttpFloor({

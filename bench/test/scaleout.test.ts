@@ -1,8 +1,8 @@
 import t from 'tap'
 import { parseBenchOptions } from '../src/bench-options.js'
 import { mysqlErrno } from '../src/claims/claim-result.js'
+import { mariadbPid, processCpuMs } from '../src/lib/proc-status.js'
 import { scaleoutLimit, scaleoutTable } from '../src/report/scaleout-table.js'
-import { mariadbPid, processCpuMs } from '../src/scaleout/mariadb-server.js'
 import { checkedRun, SCALEOUT_TARGET, summariseScaleout } from '../src/scaleout/scaleout-cases.js'
 import {
   type DialerShare,

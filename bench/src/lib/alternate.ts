@@ -1,9 +1,9 @@
 import type { RunFigures } from '../report/figures.js'
 import { step } from './progress.js'
 
-export interface Alternated<P extends RunFigures = RunFigures> {
+export interface Alternated<P extends RunFigures = RunFigures, C extends RunFigures = RunFigures> {
   product: P[]
-  ceiling: RunFigures[]
+  ceiling: C[]
 }
 
 /**
@@ -11,14 +11,14 @@ export interface Alternated<P extends RunFigures = RunFigures> {
  * neither always meets the warmer cache or the longer table. `before` runs ahead of every run; `label`
  * prefixes the progress line (lib/progress.ts).
  */
-export async function alternate<P extends RunFigures>(
+export async function alternate<P extends RunFigures, C extends RunFigures>(
   rounds: number,
   product: () => Promise<P>,
-  ceiling: () => Promise<RunFigures>,
+  ceiling: () => Promise<C>,
   before: () => Promise<void> = async () => {},
   label = '',
-): Promise<Alternated<P>> {
-  const out: Alternated<P> = { product: [], ceiling: [] }
+): Promise<Alternated<P, C>> {
+  const out: Alternated<P, C> = { product: [], ceiling: [] }
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? (['product', 'ceiling'] as const) : (['ceiling', 'product'] as const)
     for (const side of order) {

@@ -2,7 +2,7 @@ import { deployedNodeFlags, startNode, waitFor } from '../lib/child.js'
 import { runHttpLoad } from '../lib/http-load.js'
 import type { LeadMix } from '../lib/lead-mix.js'
 import { assertPortFree } from '../lib/port-free.js'
-import { procCpuSeconds } from '../lib/proc-status.js'
+import { processCpuMs } from '../lib/proc-status.js'
 import { singlePlan } from './push-plan.js'
 
 /** What one run of the HTTP floor measured. */
@@ -43,15 +43,16 @@ export async function measureHttpFloor(o: {
     const load = (seconds: number) =>
       runHttpLoad({ url, connections: o.connections, seconds, headers: {}, next: singlePlan(o.mix) })
     await load(Math.min(2, o.seconds))
-    const before = procCpuSeconds(server.pid)
+    const before = processCpuMs(server.pid)
     const r = await load(o.seconds)
-    const cpu = procCpuSeconds(server.pid) - before
+    const after = processCpuMs(server.pid)
+    if (before === null || after === null) throw new Error('the HTTP floor: its CPU time is not readable')
     if (r.failures.length > 0) throw new Error(`HTTP floor run failed:\n  ${r.failures.join('\n  ')}`)
     return {
       requestsPerSec: r.requestsPerSec,
       p50Ms: r.p50Ms,
       p99Ms: r.p99Ms,
-      cpuUsPerRequest: (cpu / r.requests) * 1e6,
+      cpuUsPerRequest: ((after - before) * 1000) / r.requests,
     }
   } finally {
     await server.stop()

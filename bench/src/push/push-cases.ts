@@ -3,11 +3,11 @@ import { alternate } from '../lib/alternate.js'
 import { BENCH_SECRET } from '../lib/api-process.js'
 import { runHttpLoad } from '../lib/http-load.js'
 import { LeadMix } from '../lib/lead-mix.js'
-import { procCpuSeconds } from '../lib/proc-status.js'
+import { mariadbPid, processCpuMs } from '../lib/proc-status.js'
 import { step } from '../lib/progress.js'
 import { resetLivePool } from '../lib/seed.js'
 import { median } from '../lib/stats.js'
-import { type ComparedCase, type RunFigures, summarise } from '../report/figures.js'
+import { type ComparedCase, type CpuPerRequest, type RunFigures, summarise } from '../report/figures.js'
 import type { CeilingResult } from './ceiling-result.js'
 import { measureHttpFloor, sqliteSingleBound } from './http-floor.js'
 import { mysqlUpsertCeiling } from './mysql-ceiling.js'
@@ -36,8 +36,42 @@ export interface PushCaseOptions {
   floorPort: number
 }
 
-/** A product run's figures, with the API's CPU per request answered (microseconds). */
-type ProductFigures = RunFigures & { cpuUsPerRequest: number }
+type MeasuredFigures = RunFigures & { cpu: CpuPerRequest }
+
+interface CpuReading {
+  api: number | null
+  bench: number
+  db: number | null
+}
+
+function readCpu(apiPid: number | undefined, dbPid: number | undefined): CpuReading {
+  const own = process.cpuUsage()
+  return {
+    api: apiPid === undefined ? null : processCpuMs(apiPid),
+    bench: (own.user + own.system) / 1000,
+    db: processCpuMs(dbPid),
+  }
+}
+
+/** CPU per unit of the case (a request, or a row of a batch), in microseconds. */
+function cpuPerRequest(before: CpuReading, after: CpuReading, units: number): CpuPerRequest {
+  const per = (a: number | null, b: number | null) =>
+    a === null || b === null ? null : ((b - a) * 1000) / units
+  return {
+    api: per(before.api, after.api),
+    bench: per(before.bench, after.bench)!,
+    db: per(before.db, after.db),
+  }
+}
+
+/** The medians over a side's rounds of each process's CPU per request. */
+function medianCpu(rounds: readonly { cpu: CpuPerRequest }[]): CpuPerRequest {
+  const of = (pick: (c: CpuPerRequest) => number | null) => {
+    const values = rounds.map((r) => pick(r.cpu)).filter((v): v is number => v !== null)
+    return values.length === rounds.length && values.length > 0 ? median(values) : null
+  }
+  return { api: of((c) => c.api), bench: of((c) => c.bench) ?? 0, db: of((c) => c.db) }
+}
 
 let runs = 0
 /** A fresh mix per run: its new `oli_id`s and phone numbers were never pushed before. */
@@ -51,9 +85,10 @@ async function overHttp(
   connections: number,
   seconds: number,
   batch: boolean,
-): Promise<ProductFigures> {
+): Promise<MeasuredFigures> {
   const mix = nextMix()
-  const cpuBefore = procCpuSeconds(o.apiPid)
+  const dbPid = o.dialect === 'mysql' ? mariadbPid() : undefined
+  const before = readCpu(o.apiPid, dbPid)
   const r = await runHttpLoad({
     url: `${o.apiBase}/api/leads`,
     connections,
@@ -64,8 +99,8 @@ async function overHttp(
   if (r.failures.length > 0) {
     throw new Error(`${o.dialect} ${batch ? 'batch' : 'single'} push failed:\n  ${r.failures.join('\n  ')}`)
   }
-  const cpuUsPerRequest = ((procCpuSeconds(o.apiPid) - cpuBefore) / r.requests) * 1e6
-  return { rate: batch ? r.rowsPerSec : r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, cpuUsPerRequest }
+  const cpu = cpuPerRequest(before, readCpu(o.apiPid, dbPid), batch ? r.rows : r.requests)
+  return { rate: batch ? r.rowsPerSec : r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, cpu }
 }
 
 async function plainScript(
@@ -73,8 +108,10 @@ async function plainScript(
   connections: number,
   seconds: number,
   batch: boolean,
-): Promise<RunFigures> {
+): Promise<MeasuredFigures> {
   const mix = nextMix()
+  const dbPid = o.dialect === 'mysql' ? mariadbPid() : undefined
+  const before = readCpu(undefined, dbPid)
   const next = batch ? () => mix.batch(BATCH_SIZE).leads : () => [mix.single().lead]
   const r: CeilingResult =
     o.dialect === 'mysql'
@@ -86,7 +123,8 @@ async function plainScript(
             seconds,
             next,
           })
-  return { rate: batch ? r.rowsPerSec : r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms }
+  const cpu = cpuPerRequest(before, readCpu(undefined, dbPid), batch ? r.rows : r.requests)
+  return { rate: batch ? r.rowsPerSec : r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, cpu }
 }
 
 /**
@@ -121,9 +159,9 @@ export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
       : await measureHttpFloor({ port: o.floorPort, connections, seconds: o.seconds, mix: nextMix() })
     const httpFloor = floor && {
       ...floor,
-      apiCpuUsPerRequest: median(runs.product.map((r) => r.cpuUsPerRequest)),
       ...(o.dialect === 'sqlite' ? { bound: sqliteSingleBound(ceiling.rate, floor.cpuUsPerRequest) } : {}),
     }
+    const cpu = { product: medianCpu(runs.product), ceiling: medianCpu(runs.ceiling) }
     const clients =
       o.dialect === 'sqlite'
         ? `${connections} HTTP clients; script: ${batch ? '1 writer, a commit per request' : `${connections} clients, group commit`}`
@@ -139,6 +177,7 @@ export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
             target: `>= ${BATCH_TARGET[o.dialect].toFixed(2)}`,
             met: ratio >= BATCH_TARGET[o.dialect],
             note: clients,
+            cpu,
           }
         : {
             name: `${o.dialect} single-lead push`,
@@ -149,6 +188,7 @@ export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
             target: `>= ${SINGLE_TARGET.toFixed(2)}, p99 < ${SINGLE_P99_MS} ms`,
             met: ratio >= SINGLE_TARGET && product.p99Ms < SINGLE_P99_MS,
             note: clients,
+            cpu,
             ...(httpFloor ? { httpFloor } : {}),
           },
     )

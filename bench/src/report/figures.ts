@@ -24,6 +24,17 @@ export function summarise(rounds: RunFigures[]): SideSummary {
   }
 }
 
+/**
+ * CPU per unit of a case (a request answered, or a row of a batch), in microseconds, of each process a run keeps busy: the API (product runs
+ * only), the bench's own process (autocannon in a product run, the plain script in a ceiling run)
+ * and MariaDB (null on SQLite, or when its /proc entry cannot be read).
+ */
+export interface CpuPerRequest {
+  api: number | null
+  bench: number
+  db: number | null
+}
+
 export interface ComparedCase {
   name: string
   unit: string
@@ -33,14 +44,14 @@ export interface ComparedCase {
   target: string
   met: boolean
   note: string
+  /** Push cases: each process's CPU per unit of the case, medians of each side's rounds. */
+  cpu?: { product: CpuPerRequest; ceiling: CpuPerRequest }
   /** Single-lead pushes: the bare Fastify route under the same load (`push/http-floor.ts`). */
   httpFloor?: {
     requestsPerSec: number
     p50Ms: number
     p99Ms: number
     cpuUsPerRequest: number
-    /** The API's CPU per request in the product runs (median of the rounds). */
-    apiCpuUsPerRequest: number
     /** SQLite: the most the product can reach of the ceiling, given the floor. */
     bound?: number
   }

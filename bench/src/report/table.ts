@@ -104,7 +104,7 @@ export function httpFloorTable(cases: readonly ComparedCase[]): string | undefin
         num(f.requestsPerSec),
         num(f.p99Ms, 1),
         num(f.cpuUsPerRequest, 1),
-        num(f.apiCpuUsPerRequest, 1),
+        num(c.cpu?.product.api ?? Number.NaN, 1),
         num(1e6 / c.ceiling.rate, 1),
         f.bound === undefined ? '-' : num(f.bound, 2),
       ]
@@ -114,4 +114,36 @@ export function httpFloorTable(cases: readonly ComparedCase[]): string | undefin
     render(rows),
     "bound (SQLite): the API writes SQLite on the thread that serves HTTP, so a request costs that thread at least the ceiling's time per lead plus the bare route's CPU: ceiling us / (ceiling us + its CPU us).",
   ].join('\n')
+}
+
+/**
+ * Where the CPU of each push case went, per unit of the case (a request, or a row of a batch): the
+ * API, the bench's own process (autocannon for the product, the plain script for the ceiling) and
+ * MariaDB, and the cores they kept busy between them at the side's rate. On a machine whose cores
+ * they share, the ceiling's side spends on MariaDB what the product's spends on HTTP.
+ */
+export function cpuTable(cases: readonly ComparedCase[]): string | undefined {
+  const measured = cases.filter((c) => c.cpu !== undefined)
+  if (measured.length === 0) return undefined
+  const us = (v: number | null) => (v === null ? '-' : num(v, 1))
+  const rows = [
+    ['case', 'side', 'unit', 'API us', 'autocannon or script us', 'MariaDB us', 'total us', 'cores busy'],
+    ...measured.flatMap((c) =>
+      (['product', 'ceiling'] as const).map((side) => {
+        const cpu = c.cpu![side]
+        const total = (cpu.api ?? 0) + cpu.bench + (cpu.db ?? 0)
+        return [
+          c.name,
+          side,
+          c.unit === 'rows/s' ? 'row' : 'request',
+          us(cpu.api),
+          us(cpu.bench),
+          us(cpu.db),
+          num(total, 1),
+          num((total * c[side].rate) / 1e6, 2),
+        ]
+      }),
+    ),
+  ]
+  return render(rows)
 }
