@@ -10,6 +10,7 @@ export interface BenchOptions {
   dialerSeconds: number
   logLevel: string
   out: string
+  /** The API's port; the HTTP floor's bare Fastify app takes the next one. */
   port: number
   /** Run the API under `node --cpu-prof`, profiles in bench-results/prof. */
   profile: boolean
