@@ -14,6 +14,7 @@ import {
   withFreshDatabase,
 } from './lib/databases.js'
 import { describeMachine, machineInfo } from './lib/machine.js'
+import { assertPortFree } from './lib/port-free.js'
 import { phase, step } from './lib/progress.js'
 import { seedPushPools } from './lib/seed.js'
 import { pushCases } from './push/push-cases.js'
@@ -68,6 +69,8 @@ async function benchPush(dialect: Dialect, o: BenchOptions, compared: ComparedCa
   await withFreshDatabase(dialect, 'push', async (pushUrl, pushDb) => {
     step('seeding the lead pools')
     await seedPushPools(pushDb.kysely)
+    // The HTTP floor's server takes the next port: refused now, not after the push rounds.
+    await assertPortFree(o.port + 1)
     step('starting the API')
     const api = await startApi({
       databaseUrl: pushUrl,

@@ -12,6 +12,8 @@ export interface HttpLoadOptions {
   url: string
   connections: number
   seconds: number
+  /** Requests per second over all connections (autocannon's `overallRate`); no limit when absent. */
+  rate?: number
   headers: Record<string, string>
   next(): PlannedRequest
 }
@@ -45,6 +47,7 @@ export async function runHttpLoad(o: HttpLoadOptions): Promise<HttpLoadResult> {
     url: o.url,
     connections: o.connections,
     duration: o.seconds,
+    ...(o.rate === undefined ? {} : { overallRate: o.rate }),
     timeout: 30,
     headers: { 'content-type': 'application/json', ...o.headers },
     requests: [

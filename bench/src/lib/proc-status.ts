@@ -81,11 +81,10 @@ export function mariadbPid(): number | undefined {
   return undefined
 }
 
-/** CPU time (user + system) a process has used, in ms, from /proc/<pid>/stat; null if unreadable. */
-export function processCpuMs(pid: number | undefined): number | null {
-  if (pid === undefined) return null
+/** utime + stime of a /proc `stat` file, in ms; null if unreadable. */
+function statCpuMs(path: string): number | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const stat = readFileSync(path, 'utf8')
     // The fields after the command name, which is in parentheses and may hold spaces: the 14th and
     // 15th of the line (utime, stime) are the 12th and 13th after it.
     const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
@@ -93,4 +92,17 @@ export function processCpuMs(pid: number | undefined): number | null {
   } catch {
     return null
   }
+}
+
+/** CPU time (user + system) a process has used, all its threads, in ms; null if unreadable. */
+export function processCpuMs(pid: number | undefined): number | null {
+  return pid === undefined ? null : statCpuMs(`/proc/${pid}/stat`)
+}
+
+/**
+ * CPU time (user + system) of a process's main thread alone, in ms; null if unreadable. For Node,
+ * the thread that runs JavaScript and the event loop (V8's GC helpers and libuv's pool are others).
+ */
+export function mainThreadCpuMs(pid: number): number | null {
+  return statCpuMs(`/proc/${pid}/task/${pid}/stat`)
 }

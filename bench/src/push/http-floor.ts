@@ -2,7 +2,7 @@ import { deployedNodeFlags, startNode, waitFor } from '../lib/child.js'
 import { runHttpLoad } from '../lib/http-load.js'
 import type { LeadMix } from '../lib/lead-mix.js'
 import { assertPortFree } from '../lib/port-free.js'
-import { processCpuMs } from '../lib/proc-status.js'
+import { mainThreadCpuMs, processCpuMs } from '../lib/proc-status.js'
 import { singlePlan } from './push-plan.js'
 
 /** What one run of the HTTP floor measured. */
@@ -10,20 +10,25 @@ export interface HttpFloor {
   requestsPerSec: number
   p50Ms: number
   p99Ms: number
-  /** CPU the floor process used per request answered (user + system), microseconds. */
+  /** CPU the floor process used per request answered (user + system, all threads), microseconds. */
   cpuUsPerRequest: number
+  /** The same for its main thread alone: what the bound on SQLite's ratio is made of. */
+  threadCpuUsPerRequest: number
 }
 
 /**
  * One run of the same single-lead load as the product's against the bare Fastify app of
  * `http-floor-server.ts`, started with the API's Node flags; its CPU per request is read from
- * /proc before and after. The bench's other processes are stopped meanwhile, as for every run.
+ * /proc before and after. `rate` holds the load to the product's rate: a server answering fewer
+ * requests per second spends more CPU on each (fewer share each turn of the event loop), so the
+ * floor is measured where the product runs. The API stays up, idle, meanwhile.
  */
 export async function measureHttpFloor(o: {
   port: number
   connections: number
   seconds: number
   mix: LeadMix
+  rate?: number
 }): Promise<HttpFloor> {
   await assertPortFree(o.port)
   const server = startNode(
@@ -41,18 +46,30 @@ export async function measureHttpFloor(o: {
       server,
     )
     const load = (seconds: number) =>
-      runHttpLoad({ url, connections: o.connections, seconds, headers: {}, next: singlePlan(o.mix) })
+      runHttpLoad({
+        url,
+        connections: o.connections,
+        seconds,
+        ...(o.rate === undefined ? {} : { rate: o.rate }),
+        headers: {},
+        next: singlePlan(o.mix),
+      })
     await load(Math.min(2, o.seconds))
-    const before = processCpuMs(server.pid)
+    const read = () => ({ process: processCpuMs(server.pid), thread: mainThreadCpuMs(server.pid) })
+    const before = read()
     const r = await load(o.seconds)
-    const after = processCpuMs(server.pid)
-    if (before === null || after === null) throw new Error('the HTTP floor: its CPU time is not readable')
+    const after = read()
     if (r.failures.length > 0) throw new Error(`HTTP floor run failed:\n  ${r.failures.join('\n  ')}`)
+    const perRequest = (a: number | null, b: number | null) => {
+      if (a === null || b === null) throw new Error('the HTTP floor: its CPU time is not readable')
+      return ((b - a) * 1000) / r.requests
+    }
     return {
       requestsPerSec: r.requestsPerSec,
       p50Ms: r.p50Ms,
       p99Ms: r.p99Ms,
-      cpuUsPerRequest: ((after - before) * 1000) / r.requests,
+      cpuUsPerRequest: perRequest(before.process, after.process),
+      threadCpuUsPerRequest: perRequest(before.thread, after.thread),
     }
   } finally {
     await server.stop()
@@ -62,7 +79,7 @@ export async function measureHttpFloor(o: {
 /**
  * The most a single-lead push on SQLite can reach of its ceiling, given the floor: the API writes
  * SQLite on the thread that serves HTTP (better-sqlite3 is synchronous), so each request costs that
- * thread at least the ceiling's own time per lead plus the floor's CPU per request.
+ * thread at least the ceiling's own time per lead plus the floor's main-thread CPU per request.
  */
 export function sqliteSingleBound(ceilingPerSec: number, floorCpuUsPerRequest: number): number {
   const ceilingUs = 1e6 / ceilingPerSec

@@ -54,14 +54,20 @@ function readCpu(apiPid: number | undefined, dbPid: number | undefined): CpuRead
 }
 
 /** CPU per unit of the case (a request, or a row of a batch), in microseconds. */
-function cpuPerRequest(before: CpuReading, after: CpuReading, units: number): CpuPerRequest {
+function cpuPerRequest(
+  before: CpuReading,
+  after: CpuReading,
+  units: number,
+  expected: { api: boolean; db: boolean },
+): CpuPerRequest {
   const per = (a: number | null, b: number | null) =>
     a === null || b === null ? null : ((b - a) * 1000) / units
-  return {
-    api: per(before.api, after.api),
-    bench: per(before.bench, after.bench)!,
-    db: per(before.db, after.db),
-  }
+  const api = per(before.api, after.api)
+  const db = per(before.db, after.db)
+  // Complete when every reading the side needs is there: the API's on the product's side, and
+  // MariaDB's when the engine is MariaDB (null when it runs on another host).
+  const complete = (!expected.api || api !== null) && (!expected.db || db !== null)
+  return { api, bench: per(before.bench, after.bench)!, db, complete }
 }
 
 /** The medians over a side's rounds of each process's CPU per request. */
@@ -70,7 +76,12 @@ function medianCpu(rounds: readonly { cpu: CpuPerRequest }[]): CpuPerRequest {
     const values = rounds.map((r) => pick(r.cpu)).filter((v): v is number => v !== null)
     return values.length === rounds.length && values.length > 0 ? median(values) : null
   }
-  return { api: of((c) => c.api), bench: of((c) => c.bench) ?? 0, db: of((c) => c.db) }
+  return {
+    api: of((c) => c.api),
+    bench: of((c) => c.bench) ?? 0,
+    db: of((c) => c.db),
+    complete: rounds.every((r) => r.cpu.complete),
+  }
 }
 
 let runs = 0
@@ -99,7 +110,10 @@ async function overHttp(
   if (r.failures.length > 0) {
     throw new Error(`${o.dialect} ${batch ? 'batch' : 'single'} push failed:\n  ${r.failures.join('\n  ')}`)
   }
-  const cpu = cpuPerRequest(before, readCpu(o.apiPid, dbPid), batch ? r.rows : r.requests)
+  const cpu = cpuPerRequest(before, readCpu(o.apiPid, dbPid), batch ? r.rows : r.requests, {
+    api: true,
+    db: o.dialect === 'mysql',
+  })
   return { rate: batch ? r.rowsPerSec : r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, cpu }
 }
 
@@ -123,7 +137,10 @@ async function plainScript(
             seconds,
             next,
           })
-  const cpu = cpuPerRequest(before, readCpu(undefined, dbPid), batch ? r.rows : r.requests)
+  const cpu = cpuPerRequest(before, readCpu(undefined, dbPid), batch ? r.rows : r.requests, {
+    api: false,
+    db: o.dialect === 'mysql',
+  })
   return { rate: batch ? r.rowsPerSec : r.requestsPerSec, p50Ms: r.p50Ms, p99Ms: r.p99Ms, cpu }
 }
 
@@ -156,10 +173,18 @@ export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
     // The single-lead case's HTTP floor: one run of the same load against a bare Fastify route.
     const floor = batch
       ? undefined
-      : await measureHttpFloor({ port: o.floorPort, connections, seconds: o.seconds, mix: nextMix() })
+      : await measureHttpFloor({
+          port: o.floorPort,
+          connections,
+          seconds: o.seconds,
+          mix: nextMix(),
+          ...(product.rate > 0 ? { rate: Math.round(product.rate) } : {}),
+        })
     const httpFloor = floor && {
       ...floor,
-      ...(o.dialect === 'sqlite' ? { bound: sqliteSingleBound(ceiling.rate, floor.cpuUsPerRequest) } : {}),
+      ...(o.dialect === 'sqlite'
+        ? { bound: sqliteSingleBound(ceiling.rate, floor.threadCpuUsPerRequest) }
+        : {}),
     }
     const cpu = { product: medianCpu(runs.product), ceiling: medianCpu(runs.ceiling) }
     const clients =

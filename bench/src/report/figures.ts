@@ -33,6 +33,8 @@ export interface CpuPerRequest {
   api: number | null
   bench: number
   db: number | null
+  /** False when a reading the side needs is missing (e.g. MariaDB on another host): no total then. */
+  complete: boolean
 }
 
 export interface ComparedCase {
@@ -52,6 +54,7 @@ export interface ComparedCase {
     p50Ms: number
     p99Ms: number
     cpuUsPerRequest: number
+    threadCpuUsPerRequest: number
     /** SQLite: the most the product can reach of the ceiling, given the floor. */
     bound?: number
   }

@@ -93,6 +93,7 @@ export function httpFloorTable(cases: readonly ComparedCase[]): string | undefin
       'bare Fastify req/s',
       'p99 ms',
       'its CPU us/req',
+      'its main thread us/req',
       'API CPU us/req',
       'ceiling us/lead',
       'bound on the ratio',
@@ -104,6 +105,7 @@ export function httpFloorTable(cases: readonly ComparedCase[]): string | undefin
         num(f.requestsPerSec),
         num(f.p99Ms, 1),
         num(f.cpuUsPerRequest, 1),
+        num(f.threadCpuUsPerRequest, 1),
         num(c.cpu?.product.api ?? Number.NaN, 1),
         num(1e6 / c.ceiling.rate, 1),
         f.bound === undefined ? '-' : num(f.bound, 2),
@@ -112,7 +114,7 @@ export function httpFloorTable(cases: readonly ComparedCase[]): string | undefin
   ]
   return [
     render(rows),
-    "bound (SQLite): the API writes SQLite on the thread that serves HTTP, so a request costs that thread at least the ceiling's time per lead plus the bare route's CPU: ceiling us / (ceiling us + its CPU us).",
+    "the bare app is held to the product's rate. bound (SQLite): the API writes SQLite on the thread that serves HTTP, so a request costs that thread at least the ceiling's time per lead plus the bare app's main-thread CPU: ceiling us / (ceiling us + its main thread us).",
   ].join('\n')
 }
 
@@ -131,7 +133,9 @@ export function cpuTable(cases: readonly ComparedCase[]): string | undefined {
     ...measured.flatMap((c) =>
       (['product', 'ceiling'] as const).map((side) => {
         const cpu = c.cpu![side]
-        const total = (cpu.api ?? 0) + cpu.bench + (cpu.db ?? 0)
+        // A side missing a reading it needs (MariaDB on another host) gets no total: a partial sum
+        // would read as a cheaper side.
+        const total = cpu.complete ? (cpu.api ?? 0) + cpu.bench + (cpu.db ?? 0) : Number.NaN
         return [
           c.name,
           side,
