@@ -80,48 +80,36 @@ t.test(
 t.test('the CPU table gives each side of each push case, and the cores they kept busy', async (t) => {
   const side = (rate: number) => ({ rate, p50Ms: 1, p99Ms: 2, rounds: [] })
   const base = { ratio: 0.5, target: '', met: false, note: '' }
+  /** A push case: its rates and each side's CPU as [api, bench, db], complete or not. */
+  const pushCase = (
+    name: string,
+    rates: [number, number],
+    product: [number | null, number, number | null],
+    ceiling: [number | null, number, number | null],
+    complete = true,
+  ) => {
+    const cpu = ([api, bench, db]: [number | null, number, number | null]) => ({ api, bench, db, complete })
+    return {
+      ...base,
+      name,
+      unit: name.includes('batch') ? 'rows/s' : 'req/s',
+      product: side(rates[0]),
+      ceiling: side(rates[1]),
+      cpu: { product: cpu(product), ceiling: cpu(ceiling) },
+    }
+  }
   t.equal(
     cpuTable([{ ...base, name: 'claims', unit: 'claims/s', product: side(1), ceiling: side(1) }]),
     undefined,
   )
   const table = cpuTable([
-    {
-      ...base,
-      name: 'mysql batch push (500/req)',
-      unit: 'rows/s',
-      product: side(30_000),
-      ceiling: side(40_000),
-      cpu: {
-        product: { api: 20, bench: 5, db: 25, complete: true },
-        ceiling: { api: null, bench: 5, db: 40, complete: true },
-      },
-    },
-    {
-      ...base,
-      name: 'sqlite single-lead push',
-      unit: 'req/s',
-      product: side(4000),
-      ceiling: side(10_000),
-      cpu: {
-        product: { api: 300, bench: 60, db: null, complete: true },
-        ceiling: { api: null, bench: 100, db: null, complete: true },
-      },
-    },
+    pushCase('mysql batch push (500/req)', [30_000, 40_000], [20, 5, 25], [null, 5, 40]),
+    pushCase('sqlite single-lead push', [4000, 10_000], [300, 60, null], [null, 100, null]),
   ])!
   const lines = table.split('\n')
   t.equal(lines.length, 6, 'a header, a rule and two sides of two cases')
   const partial = cpuTable([
-    {
-      ...base,
-      name: 'mysql single-lead push',
-      unit: 'req/s',
-      product: side(4000),
-      ceiling: side(7000),
-      cpu: {
-        product: { api: 150, bench: 50, db: null, complete: false },
-        ceiling: { api: null, bench: 60, db: null, complete: false },
-      },
-    },
+    pushCase('mysql single-lead push', [4000, 7000], [150, 50, null], [null, 60, null], false),
   ])!
   t.match(
     partial.split('\n')[2],
