@@ -3,18 +3,8 @@ import { runHttpLoad } from '../lib/http-load.js'
 import type { LeadMix } from '../lib/lead-mix.js'
 import { assertPortFree } from '../lib/port-free.js'
 import { mainThreadCpuMs, processCpuMs } from '../lib/proc-status.js'
+import type { HttpFloor } from '../report/figures.js'
 import { singlePlan } from './push-plan.js'
-
-/** What one run of the HTTP floor measured. */
-export interface HttpFloor {
-  requestsPerSec: number
-  p50Ms: number
-  p99Ms: number
-  /** CPU the floor process used per request answered (user + system, all threads), microseconds. */
-  cpuUsPerRequest: number
-  /** The same for its main thread alone: what the bound on SQLite's ratio is made of. */
-  threadCpuUsPerRequest: number
-}
 
 /**
  * One run of the same single-lead load as the product's against the bare Fastify app of

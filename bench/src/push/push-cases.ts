@@ -36,18 +36,18 @@ export interface PushCaseOptions {
   floorPort: number
 }
 
+/** The options with the local MariaDB's pid, looked up once per push part (none on SQLite). */
+type PushRun = PushCaseOptions & { dbPid: number | undefined }
+
 type MeasuredFigures = RunFigures & { cpu: CpuPerRequest }
 
-interface CpuReading {
-  api: number | null
-  bench: number
-  db: number | null
-}
+/** CPU used so far, in ms, by each process a run keeps busy. */
+type CpuReading = Omit<CpuPerRequest, 'complete'>
 
 function readCpu(apiPid: number | undefined, dbPid: number | undefined): CpuReading {
   const own = process.cpuUsage()
   return {
-    api: apiPid === undefined ? null : processCpuMs(apiPid),
+    api: processCpuMs(apiPid),
     bench: (own.user + own.system) / 1000,
     db: processCpuMs(dbPid),
   }
@@ -92,14 +92,13 @@ function nextMix(): LeadMix {
 }
 
 async function overHttp(
-  o: PushCaseOptions,
+  o: PushRun,
   connections: number,
   seconds: number,
   batch: boolean,
 ): Promise<MeasuredFigures> {
   const mix = nextMix()
-  const dbPid = o.dialect === 'mysql' ? mariadbPid() : undefined
-  const before = readCpu(o.apiPid, dbPid)
+  const before = readCpu(o.apiPid, o.dbPid)
   const r = await runHttpLoad({
     url: `${o.apiBase}/api/leads`,
     connections,
@@ -110,7 +109,7 @@ async function overHttp(
   if (r.failures.length > 0) {
     throw new Error(`${o.dialect} ${batch ? 'batch' : 'single'} push failed:\n  ${r.failures.join('\n  ')}`)
   }
-  const cpu = cpuPerRequest(before, readCpu(o.apiPid, dbPid), batch ? r.rows : r.requests, {
+  const cpu = cpuPerRequest(before, readCpu(o.apiPid, o.dbPid), batch ? r.rows : r.requests, {
     api: true,
     db: o.dialect === 'mysql',
   })
@@ -118,14 +117,13 @@ async function overHttp(
 }
 
 async function plainScript(
-  o: PushCaseOptions,
+  o: PushRun,
   connections: number,
   seconds: number,
   batch: boolean,
 ): Promise<MeasuredFigures> {
   const mix = nextMix()
-  const dbPid = o.dialect === 'mysql' ? mariadbPid() : undefined
-  const before = readCpu(undefined, dbPid)
+  const before = readCpu(undefined, o.dbPid)
   const next = batch ? () => mix.batch(BATCH_SIZE).leads : () => [mix.single().lead]
   const r: CeilingResult =
     o.dialect === 'mysql'
@@ -137,7 +135,7 @@ async function plainScript(
             seconds,
             next,
           })
-  const cpu = cpuPerRequest(before, readCpu(undefined, dbPid), batch ? r.rows : r.requests, {
+  const cpu = cpuPerRequest(before, readCpu(undefined, o.dbPid), batch ? r.rows : r.requests, {
     api: false,
     db: o.dialect === 'mysql',
   })
@@ -149,7 +147,8 @@ async function plainScript(
  * same rows written by a plain script at the same concurrency. One short unrecorded run of each side
  * first, so neither is measured cold.
  */
-export async function pushCases(o: PushCaseOptions): Promise<ComparedCase[]> {
+export async function pushCases(options: PushCaseOptions): Promise<ComparedCase[]> {
+  const o: PushRun = { ...options, dbPid: options.dialect === 'mysql' ? mariadbPid() : undefined }
   const reset = () => resetLivePool(o.db.kysely)
   const warm = Math.min(3, o.seconds)
   const cases: ComparedCase[] = []

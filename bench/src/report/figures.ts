@@ -37,6 +37,17 @@ export interface CpuPerRequest {
   complete: boolean
 }
 
+/** What one run of the HTTP floor measured (`push/http-floor.ts`). */
+export interface HttpFloor {
+  requestsPerSec: number
+  p50Ms: number
+  p99Ms: number
+  /** CPU the floor process used per request answered (user + system, all threads), microseconds. */
+  cpuUsPerRequest: number
+  /** The same for its main thread alone: what the bound on SQLite's ratio is made of. */
+  threadCpuUsPerRequest: number
+}
+
 export interface ComparedCase {
   name: string
   unit: string
@@ -49,12 +60,7 @@ export interface ComparedCase {
   /** Push cases: each process's CPU per unit of the case, medians of each side's rounds. */
   cpu?: { product: CpuPerRequest; ceiling: CpuPerRequest }
   /** Single-lead pushes: the bare Fastify route under the same load (`push/http-floor.ts`). */
-  httpFloor?: {
-    requestsPerSec: number
-    p50Ms: number
-    p99Ms: number
-    cpuUsPerRequest: number
-    threadCpuUsPerRequest: number
+  httpFloor?: HttpFloor & {
     /** SQLite: the most the product can reach of the ceiling, given the floor. */
     bound?: number
   }
