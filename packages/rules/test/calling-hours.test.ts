@@ -37,6 +37,22 @@ t.test('zones from the number: area codes, country codes, DEFAULT_COUNTRY for na
   t.same(zonesOfColumn(null), [])
 })
 
+t.test('zones worked out once per prefix read the same for every number under it', async (t) => {
+  // 1212555 and 1212556 share the prefix the map knows (1212): the second is served from the memo.
+  t.same(customerZones('12125550100'), ['America/New_York'])
+  t.same(customerZones('12125560199'), ['America/New_York'], 'another number under the same prefix')
+  const tollFree = customerZones('18005550100')
+  tollFree.length = 0
+  t.ok(customerZones('18005550101').length > 10, "a caller's change to its array does not reach the memo")
+  t.equal(
+    customerZoneColumn('18005550102', undefined, 'UTC'),
+    customerZones('18005550103').join(' '),
+    'the column is the zones joined',
+  )
+  t.equal(customerZoneColumn('12125550100', undefined, 'UTC'), 'America/New_York')
+  t.equal(customerZoneColumn('5550000001', undefined, 'UTC'), 'UTC', 'none, after the memo has entries')
+})
+
 t.test('callable: the window on the customer clock, intersected over zones, across DST', async (t) => {
   // New York springs forward on 2026-03-08: 08:00 EDT is 12:00 UTC; the day before, 13:00 UTC.
   t.notOk(isCallable(at('2026-03-07T12:59:59.999Z'), ['America/New_York'], WINDOW))
