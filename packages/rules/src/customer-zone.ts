@@ -74,7 +74,7 @@ function zonesOfE164(digits: string): PrefixZones {
         const zones = [
           ...new Set(found.split('&').filter((zone) => zone !== 'Etc/Unknown' && isIanaZone(zone))),
         ].sort()
-        known = zones.length > 0 ? { zones, column: zones.join(' ') } : NO_ZONES
+        known = { zones, column: zones.join(' ') }
         zonesByPrefix.set(prefix, known)
       }
       return known
