@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { DatabaseAvailability } from '@hold-dialer/db'
-import { customerZoneColumn } from '@hold-dialer/rules'
+import { leadPhone, phoneCountry } from '@hold-dialer/rules'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { ApiContext, AppContext } from './context.js'
@@ -59,15 +59,22 @@ function fastifyTrustProxy(
  * limit (a later onRequest hook on the two limited routes) -> body encoding, size and JSON
  * (preParsing hook and parser) -> schema -> state. Unauthenticated bodies are never read.
  */
+/**
+ * The lead writer, with how a pushed number is read bound in: national numbers in DEFAULT_COUNTRY
+ * (else TIMEZONE's country), and TIMEZONE as the clock of a number that maps to no zone.
+ */
+function newLeadWriter(given: ApiContext): LeadWriter {
+  const country = phoneCountry(given.config.defaultCountry, given.config.timezone)
+  return new LeadWriter(given.db, (text) => leadPhone(text, country, given.config.timezone))
+}
+
 export async function buildApp(given: ApiContext, options: BuildOptions = {}): Promise<FastifyInstance> {
   const ctx: AppContext = {
     ...given,
     availability:
       given.availability ??
       DatabaseAvailability.alreadyReady({ db: given.db, log: options.logger ?? { info() {}, warn() {} } }),
-    leads: new LeadWriter(given.db, (digits) =>
-      customerZoneColumn(digits, given.config.defaultCountry, given.config.timezone),
-    ),
+    leads: newLeadWriter(given),
   }
   const requestTimeout = options.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
   const app = Fastify({

@@ -5,6 +5,7 @@ import {
   deskStateSource,
   isWithinWorkingHours,
   nextCallableMoment,
+  phoneCountry,
   toDbTime,
   zonesOfColumn,
 } from '@hold-dialer/rules'
@@ -20,6 +21,7 @@ import { type ClaimedLead, claimLead, DueProbeMemo } from './claim/claim.js'
 import { claimRules, type StoredZones } from './claim/rules.js'
 import { type LiveState, liveState, SinceClock } from './http/live-state.js'
 import { DialerMetrics } from './metrics.js'
+import { PhoneFill } from './phone-fill.js'
 import { PredictiveEngine } from './predictive.js'
 import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
@@ -59,6 +61,8 @@ export interface DialerTiming {
   zonesMs: number
   /** How long a claim that found no callback or retry due stands for the next (claim/due-probe.ts). */
   dueProbeMs: number
+  /** Period of the fill of international forms missing from stored rows (phone-fill.ts). */
+  phoneFillMs: number
 }
 
 const DEFAULT_TIMING: DialerTiming = {
@@ -70,6 +74,7 @@ const DEFAULT_TIMING: DialerTiming = {
   agentRestMs: AGENT_REST_MS,
   zonesMs: 5000,
   dueProbeMs: 1000,
+  phoneFillMs: 2000,
 }
 
 /** Delay before a failed AMI sync (device states, live channels, own reservations) is tried again. */
@@ -106,6 +111,7 @@ export class Dialer {
   readonly #timing: DialerTiming
   readonly #agents: AgentTracker
   readonly #dueProbes: DueProbeMemo
+  readonly #phoneFill: PhoneFill
   readonly #desks: DeskStates
   readonly #calls: CallTracker
   readonly #settles: SettleQueue
@@ -152,6 +158,14 @@ export class Dialer {
     )
     this.#agents = new AgentTracker((ext) => this.#desks.state(ext), this.#timing.agentRestMs)
     this.#dueProbes = new DueProbeMemo(this.#timing.dueProbeMs)
+    this.#phoneFill = new PhoneFill(
+      deps.db.kysely,
+      {
+        country: phoneCountry(deps.config.defaultCountry, deps.config.timezone),
+        fallbackZone: deps.config.timezone,
+      },
+      deps.logger,
+    )
     const settlesDueSoon =
       Math.min(deps.config.retryPolicy.retrySeconds, deps.config.abandonRetrySeconds) * 1000 <
       this.#timing.dueProbeMs
@@ -289,10 +303,12 @@ export class Dialer {
     ami.on('event', (e: AmiMessage) => this.#onEvent(e))
     ami.on('state', (s: string) => this.#onAmiState(s))
     await this.#refreshRoster()
+    await this.#phoneFill.tick()
     await this.#refreshZones()
     await this.#heartbeat()
     if (ami.state === 'connected') await this.#sync()
     this.#every(this.#timing.rosterMs, () => this.#refreshRoster())
+    this.#every(this.#timing.phoneFillMs, () => this.#phoneFill.tick())
     if (this.#d.config.customerHours) this.#every(this.#timing.zonesMs, () => this.#refreshZones())
     this.#every(this.#d.config.heartbeatSeconds * 1000, () => this.#heartbeat())
     this.#every(this.#timing.staleMs, () => this.#releaseExpired())
@@ -496,6 +512,7 @@ export class Dialer {
         progressiveOriginate(
           {
             agentChannelTemplate: cfg.agentChannelTemplate,
+            dialNumberFormat: cfg.dialNumberFormat,
             customerContext: cfg.customerContext,
             ringTimeoutSeconds: cfg.ringTimeoutSeconds,
             dialerId: this.#d.dialerId,

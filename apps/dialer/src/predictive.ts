@@ -6,6 +6,7 @@ import type { Logger } from 'pino'
 import type { Agent, AgentTracker } from './agents/agent-tracker.js'
 import { logCallPhase } from './calls/call-progress.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
+import { customerChannel } from './calls/customer-number.js'
 import { originateCall } from './calls/originate-call.js'
 import { type ClaimedLead, claimLead, type DueProbeMemo } from './claim/claim.js'
 import type { ClaimRules } from './claim/rules.js'
@@ -235,7 +236,7 @@ export class PredictiveEngine {
       ({ key, actionId }) => ({
         action: 'Originate',
         actionid: actionId,
-        channel: cfg.customerChannelTemplate.replaceAll('{number}', lead.phone_number),
+        channel: customerChannel(cfg.customerChannelTemplate, cfg.dialNumberFormat, lead),
         context: cfg.holdContext,
         exten: 's',
         priority: 1,

@@ -73,6 +73,7 @@ export async function settleCall(
           : null,
       agent_extension: call.agent?.extension ?? null,
       phone_number: lead.phone_number,
+      phone_e164: lead.phone_e164,
       action_id: call.actionId,
       uniqueid: result.customerUniqueid,
       linkedid: call.key,

@@ -32,6 +32,11 @@ export {
 export { connectOrExit, type FatalLogger } from './open-or-exit.js'
 export { ARCHIVED_COLUMNS, archiveLead } from './queries/archive-lead.js'
 export { dialectOf } from './queries/dialect-of.js'
+export {
+  type FilledRows,
+  fillPhoneIdentities,
+  type PhoneReading,
+} from './queries/fill-phone-identity.js'
 export { isLive } from './queries/live-lead.js'
 export { MASTER_DATA_COLUMNS } from './queries/master-columns.js'
 export { takeInsertedValues } from './queries/upsert-set.js'

@@ -3,7 +3,7 @@
 // reports what the schema refuses. Each `description` completes the sentence
 // "<VARIABLE> must be ...", which is how ConfigError words a refusal.
 import { FormatRegistry, type Static, type TSchema, Type } from '@sinclair/typebox'
-import { isPhoneCountry } from './customer-zone.js'
+import { DIAL_FORMATS, isPhoneCountry } from './phone-identity.js'
 import { isProxyAddress } from './proxy-address.js'
 import { isIanaZone } from './zoned-time.js'
 
@@ -167,10 +167,14 @@ export const EnvConfigSchema = Type.Object({
     pattern: ASTERISK_NAME,
     default: 'dialer-outbound',
   }),
-  customerChannelTemplate: text('a channel template containing {number}', {
-    pattern: '\\{number\\}',
-    default: 'PJSIP/{number}@trunk',
-  }),
+  customerChannelTemplate: text(
+    'a channel template containing {number}, {e164}, {international}, {national} or {digits}',
+    { pattern: '\\{(number|e164|international|national|digits)\\}', default: 'PJSIP/{number}@trunk' },
+  ),
+  // The form of the customer's number handed to Asterisk as `{number}` and as progressive mode's
+  // Exten. `e164` (`+3612345201`) is the one form every number is unambiguous in: a US trunk handed
+  // `3612345201` or `13612345201` rings Texas, not Budapest. See phone-identity.ts.
+  dialNumberFormat: oneOf(DIAL_FORMATS, 'e164'),
   holdContext: text('a dialplan context name without white space', {
     pattern: ASTERISK_NAME,
     default: 'dialer-hold',

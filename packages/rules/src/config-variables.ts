@@ -98,6 +98,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('AGENT_DEVICE_TEMPLATE', ['agentDeviceTemplate'], asText),
   variable('CUSTOMER_CONTEXT', ['customerContext'], asText),
   variable('CUSTOMER_CHANNEL_TEMPLATE', ['customerChannelTemplate'], asText),
+  variable('DIAL_NUMBER_FORMAT', ['dialNumberFormat'], asText),
   variable('HOLD_CONTEXT', ['holdContext'], asText),
   variable('AGENT_CONTEXT', ['agentContext'], asText),
   variable('RING_TIMEOUT_SECONDS', ['ringTimeoutSeconds'], asInteger),

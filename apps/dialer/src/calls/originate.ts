@@ -1,8 +1,11 @@
+import type { DialFormat } from '@hold-dialer/rules'
 import type { Agent } from '../agents/agent-tracker.js'
 import type { ClaimedLead } from '../claim/claim.js'
+import { customerNumber } from './customer-number.js'
 
 export interface OriginateSettings {
   agentChannelTemplate: string
+  dialNumberFormat: DialFormat
   customerContext: string
   ringTimeoutSeconds: number
   dialerId: string
@@ -15,9 +18,9 @@ export function agentChannel(template: string, extension: string): string {
 
 /**
  * Progressive mode's Originate: the agent's desk rings first; when the agent answers, the dialplan
- * context CUSTOMER_CONTEXT dials the customer's number (the `Exten`), e.g.
+ * context CUSTOMER_CONTEXT dials the customer's number (the `Exten`, in DIAL_NUMBER_FORMAT), e.g.
  *   [dialer-outbound]
- *   exten => _X.,1,Dial(PJSIP/${EXTEN}@trunk,30)
+ *   exten => _[+0-9].,1,Dial(PJSIP/${EXTEN}@trunk,30)
  * `ChannelId` makes the agent leg's Uniqueid (and so every leg's Linkedid) known before any event.
  */
 export function progressiveOriginate(
@@ -32,7 +35,7 @@ export function progressiveOriginate(
     actionid: actionId,
     channel: agentChannel(s.agentChannelTemplate, agent.extension),
     context: s.customerContext,
-    exten: lead.phone_number,
+    exten: customerNumber(s.dialNumberFormat, lead),
     priority: 1,
     async: 'true',
     timeout: s.ringTimeoutSeconds * 1000,

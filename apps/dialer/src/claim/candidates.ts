@@ -14,6 +14,7 @@ const CLAIMED_COLUMNS = [
   'id',
   'oli_id',
   'phone_number',
+  'phone_e164',
   'client_name',
   'priority_id',
   'agent_id',
@@ -29,7 +30,8 @@ type ClaimedColumns = Pick<MasterRow, (typeof CLAIMED_COLUMNS)[number]>
 
 /**
  * A candidate lead as a part's SELECT reads it, with the part that found it and whether its number
- * is on the do-not-call list (`dnc`: then the claim ends the lead instead of reserving it).
+ * is on the do-not-call list (`dnc`: then the claim ends the lead instead of reserving it, as it does
+ * a lead whose `phone_e164` is '', a number that cannot be read).
  */
 export type Candidate = ClaimedColumns & { claim_group: number; claim_part: number; dnc: number }
 
@@ -141,7 +143,13 @@ export type ReadMode = 'row' | 'lock' | 'probe'
  */
 export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode): Statement {
   const now = toDbTime(req.now)
-  const where = ['isReserved = 0', `priority_id IN (${placeholders(req.dialablePriorities.length)})`]
+  // A lead whose international form is not worked out yet (NULL: pushed before it existed) waits for
+  // the dialer's fill (phone-fill.ts): until then the do-not-call list and the caps cannot see it.
+  const where = [
+    'isReserved = 0',
+    'phone_e164 IS NOT NULL',
+    `priority_id IN (${placeholders(req.dialablePriorities.length)})`,
+  ]
   const params: (string | number | null)[] = [...req.dialablePriorities]
   let order: string
   if (part.category === 'callback') {
@@ -206,7 +214,7 @@ export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode
     sql:
       `SELECT ${CLAIMED_COLUMNS.join(', ')}, ${part.group} AS claim_group, ${part.index} AS claim_part, ${DNC_LISTED} AS dnc` +
       ` FROM hold_dialer_master_data WHERE ${where.join(' AND ')} ORDER BY ${order}, id LIMIT 1${mode === 'lock' ? ' FOR UPDATE SKIP LOCKED' : ''}`,
-    params: [now, ...params],
+    params: [now, now, ...params],
   }
 }
 
@@ -235,14 +243,22 @@ export function claimShape(req: ClaimRequest): string {
   ].join(' ')
 }
 
-/** Whether the candidate's number is listed and unexpired (one parameter: now). */
+/**
+ * Whether the candidate's number is listed and unexpired (two parameters: now, now): the same person
+ * (international form, ix_dnc_e164), or the same digits (the primary key: an entry from before the
+ * international form whose own form is not worked out yet still matches what it matched then). Two
+ * EXISTS rather than one with an OR, so each is one index look-up.
+ */
 const DNC_LISTED =
-  'EXISTS (SELECT 1 FROM hold_dialer_dnc d WHERE d.digits = hold_dialer_master_data.phone_number' +
-  ' AND (d.expires_at IS NULL OR d.expires_at > ?))'
+  '(EXISTS (SELECT 1 FROM hold_dialer_dnc d WHERE d.e164 = hold_dialer_master_data.phone_e164' +
+  " AND d.e164 <> '' AND (d.expires_at IS NULL OR d.expires_at > ?))" +
+  ' OR EXISTS (SELECT 1 FROM hold_dialer_dnc d WHERE d.digits = hold_dialer_master_data.phone_number' +
+  ' AND (d.expires_at IS NULL OR d.expires_at > ?)))'
 
 /**
- * The per-number caps as conditions on the candidate, each an indexed look-up by number
- * (ix_master_phone, ix_attempts_phone): not dialed now under another lead, not called too recently,
+ * The per-number caps as conditions on the candidate, each an indexed look-up by the person called,
+ * the number's international form (ix_master_phone_e164, ix_attempts_phone_e164), so `212-555-0101`
+ * and `+1 212 555 0101` are one number: not dialed now under another lead, not called too recently,
  * not called too often today. Attempts are written at settle; the number's call in progress is the
  * reserved lead, which the first condition covers.
  */
@@ -250,17 +266,17 @@ function numberCapsWhere(req: ClaimRequest, where: string[], params: (string | n
   const caps = req.numberCaps
   if (!caps || (!caps.lastEndedBefore && !caps.perDay)) return
   where.push(
-    'NOT EXISTS (SELECT 1 FROM hold_dialer_master_data o WHERE o.phone_number = hold_dialer_master_data.phone_number AND o.isReserved = 1)',
+    'NOT EXISTS (SELECT 1 FROM hold_dialer_master_data o WHERE o.phone_e164 = hold_dialer_master_data.phone_e164 AND o.isReserved = 1)',
   )
   if (caps.lastEndedBefore) {
     where.push(
-      'NOT EXISTS (SELECT 1 FROM hold_dialer_call_attempts a WHERE a.phone_number = hold_dialer_master_data.phone_number AND a.ended_at > ?)',
+      'NOT EXISTS (SELECT 1 FROM hold_dialer_call_attempts a WHERE a.phone_e164 = hold_dialer_master_data.phone_e164 AND a.ended_at > ?)',
     )
     params.push(toDbTime(caps.lastEndedBefore))
   }
   if (caps.perDay) {
     where.push(
-      '(SELECT COUNT(*) FROM hold_dialer_call_attempts a WHERE a.phone_number = hold_dialer_master_data.phone_number AND a.started_at >= ?) < ?',
+      '(SELECT COUNT(*) FROM hold_dialer_call_attempts a WHERE a.phone_e164 = hold_dialer_master_data.phone_e164 AND a.started_at >= ?) < ?',
     )
     params.push(toDbTime(caps.perDay.since), caps.perDay.max)
   }

@@ -15,6 +15,7 @@ import type { LeadClaim } from './request.js'
 import {
   endListedLeadStatements,
   MAX_LISTED_PER_CLAIM,
+  mustEnd,
   reserveLeadStatement,
   reserveLeadTakingAgentStatement,
 } from './statements.js'
@@ -74,8 +75,8 @@ export function claimMysql(db: Db, req: LeadClaim, memo?: DueProbeMemo): Promise
         if (ended > 0) await session.run([], { commit: true })
         return undefined
       }
-      if (best.dnc) {
-        // On the do-not-call list: ended in this transaction, and the search runs again.
+      if (mustEnd(best)) {
+        // On the do-not-call list, or unreadable: ended in this transaction, and the search runs again.
         await session.run(endListedLeadStatements(best, req))
         continue
       }

@@ -20,6 +20,7 @@ import {
   endListedLeadStatements,
   freeAgentStatement,
   MAX_LISTED_PER_CLAIM,
+  mustEnd,
   reserveLeadStatement,
   takeAgentStatement,
 } from './statements.js'
@@ -68,7 +69,7 @@ async function claimInGroup(
     }
     if (probed.length > 0 && emptyDue === probed.length) memo?.nothingDue(memoKey, req.now)
     if (!best) break
-    if (best.dnc) {
+    if (mustEnd(best)) {
       await session.run(endListedLeadStatements(best, req))
       ended += 1
       continue

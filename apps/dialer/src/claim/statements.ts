@@ -1,5 +1,5 @@
 import { ARCHIVED_COLUMNS, type Statement } from '@hold-dialer/db'
-import { toDbTime } from '@hold-dialer/rules'
+import { toDbTime, UNREADABLE } from '@hold-dialer/rules'
 import type { Candidate } from './candidates.js'
 import type { LeadClaim } from './request.js'
 
@@ -63,14 +63,25 @@ export const MAX_LISTED_PER_CLAIM = 20
 
 /** What `last_dial_result` says of a lead the claim ended because its number is on the do-not-call list. */
 export const DNC_RESULT = 'DNC'
+/** ... and of one ended because its number cannot be read (no international form: never dialed). */
+export const UNREADABLE_RESULT = 'UNREADABLE_NUMBER'
+
+/** Whether the claim ends this candidate instead of dialing it: listed, or its number unreadable. */
+export function mustEnd(lead: Candidate): boolean {
+  return lead.dnc === 1 || lead.phone_e164 === UNREADABLE
+}
 
 /**
- * Ends a lead whose number is on the do-not-call list, found by the claim (never dialed, nothing
- * counted): pool mode archives it to hold_dialer_disposed with `disposed_reason` `dnc`, as max_tries
- * archives; pinned mode sets Disposed and keeps it on master, as its max_tries does.
+ * Ends a lead the claim must not dial (`mustEnd`): its number on the do-not-call list, or a number
+ * with no international form, which could be neither matched against the list nor dialed as the
+ * person it names (never dialed, nothing counted). Pool mode archives it to hold_dialer_disposed
+ * with `disposed_reason` `dnc` or `unreadable_number`, as max_tries archives; pinned mode sets
+ * Disposed and keeps it on master, as its max_tries does.
  */
 export function endListedLeadStatements(lead: Candidate, req: LeadClaim): Statement[] {
   const at = toDbTime(req.now)
+  const listed = lead.dnc === 1
+  const result = listed ? DNC_RESULT : UNREADABLE_RESULT
   if (
     (req.callbackMode ?? (req.pinnedAgentId !== null || req.unpinnedOnly ? 'pinned' : 'pool')) === 'pinned'
   ) {
@@ -78,7 +89,7 @@ export function endListedLeadStatements(lead: Candidate, req: LeadClaim): Statem
       {
         sql: `UPDATE hold_dialer_master_data SET dial_status = 'Disposed', last_dial_result = ?, next_retry_at = NULL
                 WHERE id = ?`,
-        params: [DNC_RESULT, lead.id],
+        params: [result, lead.id],
       },
     ]
   }
@@ -87,12 +98,12 @@ export function endListedLeadStatements(lead: Candidate, req: LeadClaim): Statem
     {
       sql: `UPDATE hold_dialer_master_data SET dial_status = 'Archived', last_dial_result = ?, next_retry_at = NULL
               WHERE id = ?`,
-      params: [DNC_RESULT, lead.id],
+      params: [result, lead.id],
     },
     {
       sql: `INSERT INTO hold_dialer_disposed (${cols}, master_id, disposed_at, disposed_reason)
-              SELECT ${cols}, id, ?, 'dnc' FROM hold_dialer_master_data WHERE id = ?`,
-      params: [at, lead.id],
+              SELECT ${cols}, id, ?, ? FROM hold_dialer_master_data WHERE id = ?`,
+      params: [at, listed ? 'dnc' : 'unreadable_number', lead.id],
     },
     { sql: 'DELETE FROM hold_dialer_master_data WHERE id = ?', params: [lead.id] },
   ]

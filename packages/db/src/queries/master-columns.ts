@@ -30,4 +30,5 @@ export const MASTER_DATA_COLUMNS = [
   'status',
   'created_at',
   'customer_tz',
+  'phone_e164',
 ] as const satisfies readonly (keyof NewMasterRow)[]

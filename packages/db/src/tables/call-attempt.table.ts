@@ -13,6 +13,8 @@ export interface CallAttemptTable {
   agent_id: number | null
   agent_extension: string | null
   phone_number: string
+  /** The international form of the number called (NULL on calls recorded before the column). */
+  phone_e164: string | null
   action_id: string | null
   uniqueid: string | null
   linkedid: string | null

@@ -1,8 +1,11 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 import type { MasterTable } from './master.table.js'
 
-/** `dnc`: the number was on the do-not-call list at claim (hold_dialer_dnc). */
-export type DisposedReason = 'ticket_close' | 'max_tries' | 'dnc'
+/**
+ * `dnc`: the number was on the do-not-call list at claim (hold_dialer_dnc); `unreadable_number`: its
+ * international form could not be worked out, so it was never dialed.
+ */
+export type DisposedReason = 'ticket_close' | 'max_tries' | 'dnc' | 'unreadable_number'
 
 /**
  * `hold_dialer_disposed`: a copy of a master row taken on ticket Close or (pool mode) when

@@ -40,6 +40,12 @@ export interface MasterTable {
    * the number maps to none; NULL on leads pushed before the column existed.
    */
   customer_tz: string | null
+  /**
+   * The number's international form (E.164, `+3612345201`), from the text the CRM sent
+   * (`internationalForm` in packages/rules): what is dialed, matched and placed. `''` when the
+   * number cannot be read (never dialed); NULL until worked out for a row written before the column.
+   */
+  phone_e164: string | null
 }
 
 export type MasterRow = Selectable<MasterTable>

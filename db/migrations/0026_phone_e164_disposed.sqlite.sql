@@ -1,0 +1,2 @@
+-- The archived copy keeps the lead's international form, as it keeps every other master column.
+ALTER TABLE hold_dialer_disposed ADD COLUMN phone_e164 TEXT NULL;
