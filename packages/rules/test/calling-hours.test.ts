@@ -1,35 +1,43 @@
 import t from 'tap'
 import { isCallable, nextCallableMoment, zonesOfColumn } from '../src/calling-hours.js'
-import { countryOfZone, customerZoneColumn, customerZones } from '../src/customer-zone.js'
+import {
+  countryOfZone,
+  customerZoneColumn,
+  customerZones,
+  leadPhone,
+  phoneCountry,
+} from '../src/customer-zone.js'
 
 const WINDOW = { start: '08:00', end: '21:00' }
 const at = (iso: string) => new Date(iso)
 
-t.test('zones from the number: area codes, country codes, DEFAULT_COUNTRY for national digits', async (t) => {
-  t.same(customerZones('12125550100'), ['America/New_York'], 'New York area code')
-  t.same(customerZones('13105550100'), ['America/Los_Angeles'], 'Los Angeles area code')
-  t.same(customerZones('2125550100', 'US'), ['America/New_York'], 'national digits with DEFAULT_COUNTRY')
-  t.same(customerZones('442071234567'), ['Europe/London'])
-  t.same(customerZones('5511987654321'), ['America/Sao_Paulo'])
-  t.same(customerZones('61212345678'), ['Australia/Sydney'])
-  t.ok(customerZones('18005550100').length > 10, 'a toll-free number maps to every NANP zone')
-  t.same(customerZones('5550000001'), [], 'not a valid number anywhere: none')
-  t.equal(customerZoneColumn('5550000001', undefined, 'UTC'), 'UTC', 'none: TIMEZONE')
-  t.equal(customerZoneColumn('2125550100', 'US', 'UTC'), 'America/New_York')
-  // Without DEFAULT_COUNTRY the centre's own country (TIMEZONE's) is read first: 469 (Dallas) digits
-  // also parse as a valid Swedish number (+46) when read only as international.
-  t.same(customerZones('4694521234'), ['Europe/Stockholm'], 'read as international only: the wrong clock')
-  t.equal(customerZoneColumn('4694521234', undefined, 'America/New_York'), 'America/Chicago')
-  t.equal(customerZoneColumn('5164521234', undefined, 'America/Chicago'), 'America/New_York')
+t.test('zones from the international form: area codes, country codes, placeless numbers', async (t) => {
+  t.same(customerZones('+12125550100'), ['America/New_York'], 'New York area code')
+  t.same(customerZones('+13105550100'), ['America/Los_Angeles'], 'Los Angeles area code')
+  t.same(customerZones('+442071234567'), ['Europe/London'])
+  t.same(customerZones('+551134567890'), ['America/Sao_Paulo'], 'a São Paulo landline')
+  t.ok(customerZones('+5511987654321').length > 10, 'a Brazilian mobile: every zone of Brazil')
+  t.same(customerZones('+61212345678'), ['Australia/Sydney'])
+  t.ok(customerZones('+18005550100').length > 10, 'a toll-free number maps to every US zone')
+  t.same(customerZones('+5550000001'), [], 'not a valid number anywhere: none')
+  t.same(customerZones(''), [], 'unreadable: none')
+  t.equal(customerZoneColumn('+5550000001', 'UTC'), 'UTC', 'none: TIMEZONE')
+  t.equal(customerZoneColumn('+12125550100', 'UTC'), 'America/New_York')
+  t.equal(customerZoneColumn('+919876543210', 'Asia/Kolkata'), 'Asia/Calcutta', 'own country, with its code')
+  // Without DEFAULT_COUNTRY the centre's own country (TIMEZONE's) reads national numbers; a centre
+  // of no country (UTC) reads digits as starting with their country code.
   t.equal(
-    customerZoneColumn('442071234567', undefined, 'America/Chicago'),
-    'Europe/London',
-    'foreign, with its code',
+    leadPhone('4930123456', undefined, 'UTC').customer_tz,
+    'Europe/Berlin',
+    'no country: digits with their code',
   )
   t.equal(
-    customerZoneColumn('919876543210', undefined, 'Asia/Kolkata'),
-    'Asia/Calcutta',
-    'own country, with its code',
+    leadPhone('4694521234', phoneCountry(undefined, 'America/New_York'), 'America/New_York').customer_tz,
+    'America/Chicago',
+  )
+  t.equal(
+    leadPhone('5164521234', phoneCountry(undefined, 'America/Chicago'), 'America/Chicago').customer_tz,
+    'America/New_York',
   )
   t.equal(countryOfZone('America/Chicago'), 'US')
   t.equal(countryOfZone('UTC'), undefined, 'a zone of no country: international reading only')
@@ -39,18 +47,21 @@ t.test('zones from the number: area codes, country codes, DEFAULT_COUNTRY for na
 
 t.test('zones worked out once per prefix read the same for every number under it', async (t) => {
   // 1212555 and 1212556 share the prefix the map knows (1212): the second is served from the memo.
-  t.same(customerZones('12125550100'), ['America/New_York'])
-  t.same(customerZones('12125560199'), ['America/New_York'], 'another number under the same prefix')
-  const tollFree = customerZones('18005550100')
+  t.same(customerZones('+12125550100'), ['America/New_York'])
+  t.same(customerZones('+12125560199'), ['America/New_York'], 'another number under the same prefix')
+  const tollFree = customerZones('+18005550100')
   tollFree.length = 0
-  t.ok(customerZones('18005550101').length > 10, "a caller's change to its array does not reach the memo")
+  t.ok(customerZones('+18005550101').length > 10, "a caller's change to its array does not reach the memo")
+  const mobile = customerZones('+61412345301')
+  mobile.length = 0
+  t.ok(customerZones('+61412345302').length > 5, 'nor the memo of a country')
   t.equal(
-    customerZoneColumn('18005550102', undefined, 'UTC'),
-    customerZones('18005550103').join(' '),
+    customerZoneColumn('+18005550102', 'UTC'),
+    customerZones('+18005550103').join(' '),
     'the column is the zones joined',
   )
-  t.equal(customerZoneColumn('12125550100', undefined, 'UTC'), 'America/New_York')
-  t.equal(customerZoneColumn('5550000001', undefined, 'UTC'), 'UTC', 'none, after the memo has entries')
+  t.equal(customerZoneColumn('+12125550100', 'UTC'), 'America/New_York')
+  t.equal(customerZoneColumn('+5550000001', 'UTC'), 'UTC', 'none, after the memo has entries')
 })
 
 t.test('callable: the window on the customer clock, intersected over zones, across DST', async (t) => {

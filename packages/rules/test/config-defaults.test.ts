@@ -38,6 +38,7 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['AGENT_DEVICE_TEMPLATE', undefined],
   ['CUSTOMER_CONTEXT', 'dialer-outbound'],
   ['CUSTOMER_CHANNEL_TEMPLATE', 'PJSIP/{number}@trunk'],
+  ['DIAL_NUMBER_FORMAT', 'e164'],
   ['HOLD_CONTEXT', 'dialer-hold'],
   ['RING_TIMEOUT_SECONDS', 30],
   ['CALL_TIMEOUT_SECONDS', 7200],

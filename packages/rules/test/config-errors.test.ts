@@ -61,7 +61,12 @@ const REFUSED: Array<[string, string, string]> = [
     'a device name containing {extension} (PJSIP/{extension}, Custom:desk{extension}) or hint:{extension}@context',
   ],
   ['CUSTOMER_CONTEXT', 'dialer outbound', 'a dialplan context name without white space'],
-  ['CUSTOMER_CHANNEL_TEMPLATE', 'PJSIP/{phone}@trunk', 'a channel template containing {number}'],
+  [
+    'CUSTOMER_CHANNEL_TEMPLATE',
+    'PJSIP/{phone}@trunk',
+    'a channel template containing {number}, {e164}, {international}, {national} or {digits}',
+  ],
+  ['DIAL_NUMBER_FORMAT', 'plus', 'one of e164, international, national, digits'],
   ['HOLD_CONTEXT', 'dialer hold', 'a dialplan context name without white space'],
   ['AGENT_CONTEXT', 'agent desks', 'a dialplan context name without white space'],
   ['RING_TIMEOUT_SECONDS', '0', 'an integer 1-2147483 (seconds)'],

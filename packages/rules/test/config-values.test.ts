@@ -50,6 +50,8 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['AGENT_DEVICE_TEMPLATE', 'hint:{extension}@desks', 'hint:{extension}@desks'],
   ['CUSTOMER_CONTEXT', 'from-dialer', 'from-dialer'],
   ['CUSTOMER_CHANNEL_TEMPLATE', 'PJSIP/0{number}@carrier', 'PJSIP/0{number}@carrier'],
+  ['CUSTOMER_CHANNEL_TEMPLATE', 'PJSIP/00{international}@carrier', 'PJSIP/00{international}@carrier'],
+  ['DIAL_NUMBER_FORMAT', 'national', 'national'],
   ['HOLD_CONTEXT', 'hold-queue', 'hold-queue'],
   ['RING_TIMEOUT_SECONDS', '25', 25],
   ['CALL_TIMEOUT_SECONDS', '3600', 3600],
