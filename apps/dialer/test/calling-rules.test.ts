@@ -1,6 +1,7 @@
 import type { NewMasterRow } from '@hold-dialer/db'
+import { fillPhoneIdentities } from '@hold-dialer/db'
 import { forEachDialect } from '@hold-dialer/db/testing'
-import { parseConfig, toDbTime } from '@hold-dialer/rules'
+import { internationalForm, parseConfig, toDbTime } from '@hold-dialer/rules'
 import t from 'tap'
 import { claimLead, type LeadClaim } from '../src/claim/claim.js'
 import { claimRules } from '../src/claim/rules.js'
@@ -18,7 +19,9 @@ function row(oli: string, phone: string, fields: Partial<NewMasterRow> = {}): Ne
   serial += 1
   return {
     oli_id: oli,
-    phone_number: phone,
+    phone_number: phone.replace(/\D/g, ''),
+    // As a push in a US centre stores it (DEFAULT_COUNTRY=US): the international form of the text.
+    phone_e164: internationalForm(phone, 'US'),
     client_name: oli,
     form_type: 'hold',
     priority_id: 1,
@@ -84,7 +87,8 @@ forEachDialect(t, async (t, database) => {
         dial_mode: 'progressive',
         agent_id: null,
         agent_extension: null,
-        phone_number: phone,
+        phone_number: phone.replace(/\D/g, ''),
+        phone_e164: internationalForm(phone, 'US'),
         action_id: null,
         uniqueid: null,
         linkedid: null,
@@ -220,6 +224,139 @@ forEachDialect(t, async (t, database) => {
     t.equal(await claim(null, caps), undefined)
     t.match(await claim(null), { oli_id: 'DUP-B' }, 'without the caps it would have been dialed')
   })
+
+  t.test(
+    'per-number: one person written two ways is one number, on the line and in the day cap',
+    async (t) => {
+      await clear()
+      await db
+        .insertInto('hold_dialer_master_data')
+        .values([row('SP-A', '+1 212 555 0202'), row('SP-B', '212-555-0202'), row('SP-C', '(212) 555-0203')])
+        .execute()
+      const caps = { numberCaps: { lastEndedBefore: at(-60_000) } }
+      t.match(await claim(null, caps), { oli_id: 'SP-A' })
+      t.match(await claim(null, caps), { oli_id: 'SP-C' }, 'SP-B waits: its person is being dialed as SP-A')
+      t.equal(await claim(null, caps), undefined)
+      await clear()
+      // Two calls today to +1 212 555 0204 as stored digits 12125550204; the lead spells it nationally.
+      await attempt('+1 212 555 0204', at(-7200_000), at(-7190_000))
+      await attempt('1 (212) 555-0204', at(-3600_000), at(-3590_000))
+      await db
+        .insertInto('hold_dialer_master_data')
+        .values([row('SP-D', '2125550204')])
+        .execute()
+      const dayCap = { numberCaps: { perDay: { since: new Date('2026-11-23T00:00:00Z'), max: 2 } } }
+      t.equal(await claim(null, dayCap), undefined, 'two calls today to this person, however written')
+      t.match(
+        await claim(null, { numberCaps: { perDay: { since: new Date('2026-11-23T00:00:00Z'), max: 3 } } }),
+        { oli_id: 'SP-D' },
+      )
+    },
+  )
+
+  t.test(
+    'do-not-call by person: a listed person is not dialed however either side wrote the number',
+    async (t) => {
+      await clear()
+      const listPerson = (raw: string) =>
+        db
+          .insertInto('hold_dialer_dnc')
+          .values({
+            digits: internationalForm(raw, 'US').slice(1),
+            e164: internationalForm(raw, 'US'),
+            source: 'test',
+            added_at: PAST,
+            expires_at: null,
+          })
+          .execute()
+      await listPerson('+1 (212) 555-0101')
+      await listPerson('2125550102')
+      await listPerson('+36 1 234 5201')
+      await db
+        .insertInto('hold_dialer_master_data')
+        .values([
+          row('PD-A', '2125550101'),
+          row('PD-B', '+1 212 555 0102'),
+          row('PD-C', '0036 1 234 5201'),
+          row('PD-D', '3612345201'),
+        ])
+        .execute()
+      t.match(
+        await claim(null),
+        { oli_id: 'PD-D' },
+        'only the Texas number, which is not the Budapest one, is dialed',
+      )
+      for (const oli of ['PD-A', 'PD-B', 'PD-C']) {
+        t.match(
+          await disposed(oli),
+          [{ disposed_reason: 'dnc', last_dial_result: 'DNC' }],
+          `${oli}: ended as listed`,
+        )
+      }
+    },
+  )
+
+  t.test(
+    'a number that cannot be read is never dialed: ended, archived in pool mode, Disposed pinned',
+    async (t) => {
+      await clear()
+      await db
+        .insertInto('hold_dialer_master_data')
+        .values([row('UN-A', '123456789012345'), row('UN-B', '2125550301')])
+        .execute()
+      t.match(await claim(null, { callbackMode: 'pool' }), { oli_id: 'UN-B' })
+      t.match(await disposed('UN-A'), [
+        {
+          disposed_reason: 'unreadable_number',
+          dial_status: 'Archived',
+          last_dial_result: 'UNREADABLE_NUMBER',
+          call_count: 0,
+          phone_e164: '',
+        },
+      ])
+      const a = await agent('unreadable-pinned')
+      await db
+        .insertInto('hold_dialer_master_data')
+        .values([row('UN-C', '0000000000', { agent_id: a })])
+        .execute()
+      t.equal(await claim(a, { pinnedAgentId: a, onlyMine: true, callbackMode: 'pinned' }), undefined)
+      t.match(await master('UN-C'), {
+        dial_status: 'Disposed',
+        last_dial_result: 'UNREADABLE_NUMBER',
+        isReserved: 0,
+      })
+    },
+  )
+
+  t.test(
+    'a lead stored before the international form waits for the fill, then is matched as a person',
+    async (t) => {
+      await clear()
+      await list('12125550401')
+      await db
+        .insertInto('hold_dialer_master_data')
+        .values([
+          row('OLD-A', '2125550401', { phone_e164: null, customer_tz: null }),
+          row('OLD-B', '919876543210', { phone_e164: null, customer_tz: null }),
+        ])
+        .execute()
+      t.equal(await claim(null), undefined, 'not dialed while its form is unknown')
+      const filled = await fillPhoneIdentities(db, { country: 'US', fallbackZone: 'America/Chicago' }, 10)
+      t.ok(filled.leads >= 2 && filled.dnc >= 1, 'leads and the old entry filled')
+      t.match(await master('OLD-B'), { phone_e164: '+919876543210', customer_tz: 'Asia/Calcutta' })
+      t.match(await claim(null), { oli_id: 'OLD-B' }, 'then dialed')
+      t.match(
+        await disposed('OLD-A'),
+        [{ disposed_reason: 'dnc' }],
+        'the old entry 12125550401 matches 2125550401 now',
+      )
+      t.same(
+        await fillPhoneIdentities(db, { country: 'US', fallbackZone: 'UTC' }, 10),
+        { leads: 0, dnc: 0, attempts: 0 },
+        'nothing left',
+      )
+    },
+  )
 
   t.test('per-number day cap: the third call of the day waits for the next day', async (t) => {
     await clear()
@@ -442,7 +579,7 @@ forEachDialect(t, async (t, database) => {
     const stored = await readStoredZones(db)
     await db
       .insertInto('hold_dialer_master_data')
-      .values([row('TZ-NEW', '4915123456789', { customer_tz: 'Europe/Berlin' })])
+      .values([row('TZ-NEW', '+49 151 23456789', { customer_tz: 'Europe/Berlin' })])
       .execute()
     const now = new Date('2026-03-09T12:00:00Z')
     t.equal(await claim(null, { now, ...claimRules(config, now, stored) }), undefined)

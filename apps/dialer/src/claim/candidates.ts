@@ -245,15 +245,17 @@ export function claimShape(req: ClaimRequest): string {
 
 /**
  * Whether the candidate's number is listed and unexpired (two parameters: now, now): the same person
- * (international form, ix_dnc_e164), or the same digits (the primary key: an entry from before the
- * international form whose own form is not worked out yet still matches what it matched then). Two
+ * (international form, ix_dnc_e164), or, for an entry from before the international form whose own
+ * form is not worked out yet (`e164` NULL), the same digits (the primary key), which is what it
+ * matched then. Only for those: an entry added since keeps its international digits as its key, and
+ * the listed Budapest `3612345201` must not stop the Texas `3612345201` pushed nationally. Two
  * EXISTS rather than one with an OR, so each is one index look-up.
  */
 const DNC_LISTED =
   '(EXISTS (SELECT 1 FROM hold_dialer_dnc d WHERE d.e164 = hold_dialer_master_data.phone_e164' +
   " AND d.e164 <> '' AND (d.expires_at IS NULL OR d.expires_at > ?))" +
   ' OR EXISTS (SELECT 1 FROM hold_dialer_dnc d WHERE d.digits = hold_dialer_master_data.phone_number' +
-  ' AND (d.expires_at IS NULL OR d.expires_at > ?)))'
+  ' AND d.e164 IS NULL AND (d.expires_at IS NULL OR d.expires_at > ?)))'
 
 /**
  * The per-number caps as conditions on the candidate, each an indexed look-up by the person called,
