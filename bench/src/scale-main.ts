@@ -67,6 +67,7 @@ async function scaleRun(
     .values({
       oli_id: RATE_LIMIT_TARGET,
       phone_number: '99900000000',
+      phone_e164: '',
       client_name: 'Rate limit check',
       form_type: 'hold',
       priority_id: 3,

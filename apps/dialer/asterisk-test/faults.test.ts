@@ -28,7 +28,7 @@ forEachDialect(t, async (t, database) => {
             .some(
               (e) =>
                 e.event === 'Newstate' &&
-                String(e.channel).startsWith('Local/5550004031@customers') &&
+                String(e.channel).startsWith('Local/+5550004031@customers') &&
                 e.channelstatedesc === 'Ringing',
             ),
         30_000,
@@ -62,7 +62,7 @@ forEachDialect(t, async (t, database) => {
           asterisk.events
             .slice(from)
             .some(
-              (e) => e.event === 'BridgeEnter' && String(e.channel).startsWith('Local/5550009031@customers'),
+              (e) => e.event === 'BridgeEnter' && String(e.channel).startsWith('Local/+5550009031@customers'),
             ),
         30_000,
       )

@@ -160,7 +160,7 @@ forEachDialect(t, async (t, database) => {
       // The customer rings 10 s; meanwhile the agent takes another call.
       await r.push(lead('V-HOLD', '5550010026', { agent_id: pinned }))
       await asterisk.waitForEvent(
-        (e) => e.event === 'Newchannel' && String(e.channel).startsWith('Local/5550010026@customers'),
+        (e) => e.event === 'Newchannel' && String(e.channel).startsWith('Local/+5550010026@customers'),
         30_000,
         from,
       )
@@ -169,7 +169,7 @@ forEachDialect(t, async (t, database) => {
         (e) =>
           e.event === 'Newstate' &&
           e.channelstatedesc === 'Up' &&
-          String(e.channel).startsWith('Local/5550010026@customers'),
+          String(e.channel).startsWith('Local/+5550010026@customers'),
         30_000,
         from,
       )

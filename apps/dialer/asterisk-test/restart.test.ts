@@ -22,7 +22,7 @@ async function customerHangsUp(r: Rig, number: string, from: number): Promise<vo
     .slice(from)
     .find(
       (e) =>
-        e.event === 'Newchannel' && named(`Local/${number}@customers`)(e) && /;2$/.test(String(e.channel)),
+        e.event === 'Newchannel' && named(`Local/+${number}@customers`)(e) && /;2$/.test(String(e.channel)),
     )
   await asterisk.admin.action({ action: 'Hangup', channel: String(far?.channel), cause: 16 })
 }
@@ -33,7 +33,7 @@ forEachDialect(t, async (t, database) => {
     const agentId = await agent(r, '1001')
     const from = asterisk.events.length
     await r.push(lead('R-P', '5550009041'))
-    await asterisk.waitForEvent(up('Local/5550009041@customers'), 30_000, from)
+    await asterisk.waitForEvent(up('Local/+5550009041@customers'), 30_000, from)
     await r.restartDialer()
     await customerHangsUp(r, '5550009041', from)
     const row = await settled(r, 'R-P')
@@ -50,7 +50,7 @@ forEachDialect(t, async (t, database) => {
       const agentId = await agent(r, '1041')
       const from = asterisk.events.length
       await r.push(lead('R-F', '5550009042'))
-      await asterisk.waitForEvent(up('Local/5550009042@customers'), 30_000, from)
+      await asterisk.waitForEvent(up('Local/+5550009042@customers'), 30_000, from)
       await r.restartDialer()
       await r.dialer.claimRounds()
       // The agent hangs up: the phone's far half, behind the desk context's own Local pair.

@@ -7,7 +7,8 @@ import { type Rig, type RigOptions, rig } from '../test/harness.js'
 
 /**
  * Settings that point the dialer at the test bed's Local channels (packages/asterisk-testbed): the
- * shipped dialplan (deploy/asterisk) with desks Local/<ext>@agents and customers Local/<n>@customers.
+ * shipped dialplan (deploy/asterisk) with desks Local/<ext>@agents and customers Local/<n>@customers,
+ * <n> in the international form the dialer dials by default (`Local/+5550001001@customers`).
  */
 export const TESTBED_ENV: Record<string, string> = {
   AGENT_CHANNEL_TEMPLATE: 'Local/{extension}@agents',

@@ -10,6 +10,7 @@ function row(oli: string, fields: Partial<NewMasterRow> = {}): NewMasterRow {
   return {
     oli_id: oli,
     phone_number: `555${String(oli.length).padStart(3, '0')}${oli.replace(/\D/g, '').padStart(4, '0')}`,
+    phone_e164: `+1555${String(oli.length).padStart(3, '0')}${oli.replace(/\D/g, '').padStart(4, '0')}`,
     client_name: oli,
     form_type: 'hold',
     priority_id: 1,

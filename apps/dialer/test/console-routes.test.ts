@@ -18,6 +18,7 @@ function lead(oli: string, fields: Partial<NewMasterRow> = {}): NewMasterRow {
   return {
     oli_id: oli,
     phone_number: `5551${oli.replace(/\D/g, '').padStart(6, '0')}`,
+    phone_e164: `+15551${oli.replace(/\D/g, '').padStart(6, '0')}`,
     client_name: oli,
     form_type: 'hold',
     priority_id: 1,

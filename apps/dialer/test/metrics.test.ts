@@ -144,6 +144,7 @@ forEachDialect(t, async (t, database) => {
         rows.map((r, i) => ({
           oli_id: `Q-${i}`,
           phone_number: `55500099${String(i).padStart(2, '0')}`,
+          phone_e164: `+155500099${String(i).padStart(2, '0')}`,
           client_name: 'q',
           form_type: 'hold',
           call_count: 0,

@@ -25,6 +25,7 @@ export async function seedPendingLeads(db: Kysely<Database>, count: number): Pro
       rows.push({
         oli_id: `C${String(k).padStart(7, '0')}`,
         phone_number: `5${String(k).padStart(10, '0')}`,
+        phone_e164: `+5${String(k).padStart(10, '0')}`,
         client_name: `Claim ${k}`,
         form_type: 'hold',
         priority_id: 1,

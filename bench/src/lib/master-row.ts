@@ -38,6 +38,8 @@ export function masterValues(lead: LeadBody, stamp: string): MasterValues {
     stamp,
     // customer_tz: the API derives it from the number; one zone for the ceiling's row.
     'America/New_York',
+    // phone_e164: the API reads it from the number as sent (with its +).
+    `+${lead.phone_number.replace(/\D/g, '')}`,
   ]
 }
 

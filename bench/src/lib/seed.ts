@@ -7,6 +7,8 @@ function seedRow(lead: LeadBody, stamp: string, live: boolean): NewMasterRow {
   return {
     oli_id: lead.oli_id,
     phone_number: lead.phone_number.replace(/\D/g, ''),
+    // The bench's numbers are sent with a +: their international form is the same text's digits.
+    phone_e164: `+${lead.phone_number.replace(/\D/g, '')}`,
     client_name: lead.client_name,
     form_type: lead.form_type,
     priority_id: lead.priority_id,

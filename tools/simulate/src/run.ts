@@ -162,6 +162,7 @@ async function seedLeads(handle: Db, leads: number): Promise<void> {
         Array.from({ length: Math.min(500, leads - i) }, (_, k) => ({
           oli_id: `SIM-${i + k}`,
           phone_number: `1555${String(i + k).padStart(7, '0')}`,
+          phone_e164: `+1555${String(i + k).padStart(7, '0')}`,
           client_name: `Lead ${i + k}`,
           form_type: 'sim',
           priority_id: 1,
