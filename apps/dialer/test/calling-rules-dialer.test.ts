@@ -180,9 +180,11 @@ forEachDialect(t, async (t, database) => {
           now: '2026-10-31T10:30:00.000Z',
         })
         await h.addAgent(mode === 'progressive' ? '8107' : '8207')
-        const number = mode === 'progressive' ? '2125550107' : '2125550207'
+        const national = mode === 'progressive' ? '2125550107' : '2125550207'
+        // Dialed in its international form (+1...), which pbx-sim scripts by its digits.
+        const number = `1${national}`
         h.sim.setOutcome(number, { kind: 'busy' })
-        await h.push(lead(`TZ-${mode}`, number))
+        await h.push(lead(`TZ-${mode}`, national))
         t.match(await h.lead(`TZ-${mode}`), { customer_tz: 'America/New_York' }, 'derived at push')
         await h.dialer.claimRounds()
         t.equal(h.sim.calls.filter((c) => c.number === number).length, 0, '06:30 in New York: not called')
