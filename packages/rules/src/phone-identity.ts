@@ -33,7 +33,7 @@ const INTERNATIONAL_PREFIXES = ['00', '011'] as const
  * The international form of a number as a CRM sent it (`+1 (212) 555-0101`, `0044 20 7946 0303`,
  * `212-555-0101`), or `UNREADABLE` (`''`) when libphonenumber cannot read it as a possible number.
  *
- * A leading `+` means international. So does a leading `00` or `011` once the punctuation is gone,
+ * A leading `+` (after any punctuation: `(+44)`, `tel:+44`) means international. So does a leading `00` or `011` once the punctuation is gone,
  * or the international call prefix of `country` (libphonenumber's metadata: `810` in Russia,
  * `010` in Japan), unless the whole number is also a valid national number of `country` (British
  * `0114` area codes). Anything else is a national number of `country`. Without a country (a centre
@@ -45,7 +45,8 @@ const INTERNATIONAL_PREFIXES = ['00', '011'] as const
  * is never dialed.
  */
 export function internationalForm(raw: string, country: string | undefined): string {
-  const text = raw.trim()
+  // What comes before the first digit or `+` is punctuation or a scheme: `(+44) 20...`, `tel:+1...`.
+  const text = raw.replace(/^[^\d+]+/, '')
   const code = knownCountry(country)
   if (text.startsWith('+')) return possible(parsePhoneNumberFromString(text))
   const digits = text.replace(/\D/g, '')

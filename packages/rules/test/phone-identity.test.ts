@@ -49,6 +49,8 @@ const SPELLINGS: [string, string | undefined, string, readonly string[], string]
   ['+44 20 7946 0303', 'IN', '+442079460303', ['Europe/London'], 'london'],
   ['020 7946 0303', 'GB', '+442079460303', ['Europe/London'], 'london'],
   ['+44 (0)20 7946 0303', 'US', '+442079460303', ['Europe/London'], 'london'],
+  ['(+44) 20 7946 0303', 'US', '+442079460303', ['Europe/London'], 'london'],
+  ['tel:+44-20-7946-0303', 'US', '+442079460303', ['Europe/London'], 'london'],
   ['0114 496 0000', 'GB', '+441144960000', ['Europe/London'], 'sheffield'],
   ['011 44 114 496 0000', 'US', '+441144960000', ['Europe/London'], 'sheffield'],
   // Germany: Berlin landline and a mobile (one zone: a mobile of a one-zone country keeps it).
