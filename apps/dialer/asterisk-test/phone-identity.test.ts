@@ -1,7 +1,7 @@
 import { forEachDialect } from '@hold-dialer/db/testing'
-import { internationalForm, toDbTime } from '@hold-dialer/rules'
+import { internationalForm } from '@hold-dialer/rules'
 import t from 'tap'
-import { lead } from '../test/harness.js'
+import { lead, listPerson } from '../test/harness.js'
 import { agent, asteriskRig, settled, startAsterisk } from './testbed.js'
 
 // One identity per number on a real Asterisk 22, in a US centre (DEFAULT_COUNTRY=US), with the
@@ -29,16 +29,7 @@ forEachDialect(t, async (t, database) => {
           // The list is shared by the file: a number of its own per case.
           const listed = `+1 555 000 2${m}${callbackMode === 'pool' ? 1 : 2}1`
           const e164 = internationalForm(listed, 'US')
-          await db
-            .insertInto('hold_dialer_dnc')
-            .values({
-              digits: e164.slice(1),
-              e164,
-              source: 'test',
-              added_at: toDbTime(new Date()),
-              expires_at: null,
-            })
-            .execute()
+          await listPerson(db, listed)
           const pin = callbackMode === 'pinned' ? { agent_id: a } : {}
           const from = asterisk.events.length
           const id = `AI-${mode}-${callbackMode}`

@@ -1,9 +1,11 @@
 import { AmiClient } from '@hold-dialer/ami'
 import { ApiMetrics, buildApp, notConfiguredAmi, WarnLogBuffer } from '@hold-dialer/api'
+import type { Database } from '@hold-dialer/db'
 import type { TestDatabase } from '@hold-dialer/db/testing'
 import { type CustomerScript, type PbxSim, startPbxSim } from '@hold-dialer/pbx-sim'
-import { type Config, parseConfig, toDbTime } from '@hold-dialer/rules'
+import { type Config, internationalForm, parseConfig, toDbTime } from '@hold-dialer/rules'
 import type { FastifyInstance } from 'fastify'
+import type { Kysely } from 'kysely'
 import pino, { type Logger } from 'pino'
 import type { Test } from 'tap'
 import { Dialer, type DialerTiming } from '../src/dialer.js'
@@ -272,4 +274,16 @@ export function lead(
     priority_id: 1,
     ...overrides,
   }
+}
+
+/**
+ * Lists a person on the do-not-call list as `pnpm dnc add` does, written as `raw` in a `country`
+ * centre: the international digits as the key, and the international form.
+ */
+export async function listPerson(db: Kysely<Database>, raw: string, country = 'US'): Promise<void> {
+  const e164 = internationalForm(raw, country)
+  await db
+    .insertInto('hold_dialer_dnc')
+    .values({ digits: e164.slice(1), e164, source: 'test', added_at: toDbTime(new Date()), expires_at: null })
+    .execute()
 }

@@ -1,7 +1,6 @@
 import { forEachDialect } from '@hold-dialer/db/testing'
-import { internationalForm, toDbTime } from '@hold-dialer/rules'
 import t from 'tap'
-import { harness, lead } from './harness.js'
+import { harness, lead, listPerson } from './harness.js'
 
 // One identity per number with the whole dialer on pbx-sim: leads pushed through the API in a US
 // centre (DEFAULT_COUNTRY=US), dialed in progressive and predictive mode, pool and pinned callbacks.
@@ -17,20 +16,7 @@ const US = { DEFAULT_COUNTRY: 'US' }
 
 forEachDialect(t, async (t, database) => {
   const { kysely: db } = database.handle
-  /** Lists a person as `pnpm dnc add` does: the international digits as the key, and the form. */
-  const listPerson = (raw: string) => {
-    const e164 = internationalForm(raw, 'US')
-    return db
-      .insertInto('hold_dialer_dnc')
-      .values({
-        digits: e164.slice(1),
-        e164,
-        source: 'test',
-        added_at: toDbTime(new Date()),
-        expires_at: null,
-      })
-      .execute()
-  }
+  const listed = (raw: string) => listPerson(db, raw)
 
   MODES.forEach(([mode, env], m) => {
     const ext = (n: number) => String(8300 + m * 10 + n)
@@ -42,8 +28,8 @@ forEachDialect(t, async (t, database) => {
       async (t) => {
         const h = await harness(t, database, { env: { ...env, ...US } })
         await h.addAgent(ext(1))
-        await listPerson(`+1 (212) 555-${ny(1)}`)
-        await listPerson(`212555${ny(2)}`)
+        await listed(`+1 (212) 555-${ny(1)}`)
+        await listed(`212555${ny(2)}`)
         await h.push([
           lead(`PI-${mode}-listed-1`, `212-555-${ny(1)}`),
           lead(`PI-${mode}-listed-2`, `+1 212 555 ${ny(2)}`),
@@ -81,7 +67,7 @@ forEachDialect(t, async (t, database) => {
     t.test(`${mode}, pinned: a listed person written another way ends Disposed, never dialed`, async (t) => {
       const h = await harness(t, database, { env: { ...env, ...US, CALLBACK_MODE: 'pinned' } })
       const a = await h.addAgent(ext(2))
-      await listPerson(`(212) 555-${ny(11)}`)
+      await listed(`(212) 555-${ny(11)}`)
       await h.push([
         lead(`PIP-${mode}-listed`, `001 212 555 ${ny(11)}`, { agent_id: a }),
         lead(`PIP-${mode}-free`, `212 555 ${ny(12)}`, { agent_id: a }),
