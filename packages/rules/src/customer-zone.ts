@@ -8,7 +8,14 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { deserialize } from 'bson'
 import { getCountryForTimezone } from 'countries-and-timezones'
-import { internationalForm, numberPlace, zonesOfCountry } from './phone-identity.js'
+import {
+  type NumberPlace,
+  numberPlace,
+  placeOf,
+  readNumber,
+  UNREADABLE,
+  zonesOfCountry,
+} from './phone-identity.js'
 import { isIanaZone } from './zoned-time.js'
 
 /** The prefix map (prefix -> zones joined by `&`) and its longest prefix. */
@@ -93,11 +100,14 @@ export function customerZones(e164: string): string[] {
 
 /** Zones of a number, memoised per prefix (geographic) or per country (placeless). */
 function zonesOfNumber(e164: string): PrefixZones {
-  const place = numberPlace(e164)
+  return zonesOfPlace(numberPlace(e164))
+}
+
+function zonesOfPlace(place: NumberPlace | undefined): PrefixZones {
   if (!place) return NO_ZONES
-  if (place.placeless && place.country !== undefined) {
+  if (place.country !== undefined) {
     const country = countryZones(place.country)
-    if (country.zones.length > 1) return country
+    if (country.zones.length > 1 && place.placeless()) return country
   }
   return zonesOfE164(place.digits)
 }
@@ -150,6 +160,10 @@ export interface LeadPhone {
  * numbers are read in `country` (`phoneCountry`), zones from the international form.
  */
 export function leadPhone(text: string, country: string | undefined, fallbackZone: string): LeadPhone {
-  const phone_e164 = internationalForm(text, country)
-  return { phone_e164, customer_tz: customerZoneColumn(phone_e164, fallbackZone) }
+  // One parse for both: the push reads every lead, and a parse is most of a number's cost.
+  const parsed = readNumber(text, country)
+  return {
+    phone_e164: parsed?.number ?? UNREADABLE,
+    customer_tz: zonesOfPlace(placeOf(parsed)).column || fallbackZone,
+  }
 }

@@ -45,6 +45,11 @@ const INTERNATIONAL_PREFIXES = ['00', '011'] as const
  * is never dialed.
  */
 export function internationalForm(raw: string, country: string | undefined): string {
+  return readNumber(raw, country)?.number ?? UNREADABLE
+}
+
+/** The number `internationalForm` reads, parsed, when its length is possible; else undefined. */
+export function readNumber(raw: string, country: string | undefined): PhoneNumber | undefined {
   // What comes before the first digit or `+` is punctuation or a scheme: `(+44) 20...`, `tel:+1...`.
   const text = raw.replace(/^[^\d+]+/, '')
   const code = knownCountry(country)
@@ -84,9 +89,9 @@ function knownCountry(country: string | undefined): CountryCode | undefined {
   return country !== undefined && isSupportedCountry(country) ? country : undefined
 }
 
-/** A parsed number's E.164 when its length is possible, else UNREADABLE. */
-function possible(parsed: PhoneNumber | undefined): string {
-  return parsed?.isPossible() ? parsed.number : UNREADABLE
+/** A parsed number when its length is possible. */
+function possible(parsed: PhoneNumber | undefined): PhoneNumber | undefined {
+  return parsed?.isPossible() ? parsed : undefined
 }
 
 /**
@@ -126,26 +131,34 @@ const PLACELESS_TYPES: ReadonlySet<string> = new Set([
   'VOICEMAIL',
 ])
 
-/** What the customer's clock is found from: the country and whether the number names a place. */
+/** What the customer's clock is found from: the number's country, and whether it names a place. */
 export interface NumberPlace {
   /** The E.164 digits (no `+`) to look up in the prefix map. */
   digits: string
-  /** ISO country, when the number is valid. */
+  /** ISO country of a valid number (libphonenumber names one for every valid number). */
   country: string | undefined
-  /** True for a mobile or other non-geographic number (`PLACELESS_TYPES`). */
-  placeless: boolean
+  /**
+   * Whether it is a mobile or other non-geographic number (`PLACELESS_TYPES`). A function: the type
+   * check is a few more pattern matches, needed only in a country of several zones.
+   */
+  placeless(): boolean
 }
 
 /** How an international form is placed; undefined when it is not a valid number. */
 export function numberPlace(e164: string): NumberPlace | undefined {
-  if (e164 === UNREADABLE) return undefined
-  const parsed = parsePhoneNumberFromString(e164)
+  return e164 === UNREADABLE ? undefined : placeOf(parsePhoneNumberFromString(e164))
+}
+
+/** How a parsed number is placed; undefined when it is not a valid number. */
+export function placeOf(parsed: PhoneNumber | undefined): NumberPlace | undefined {
   if (!parsed?.isValid()) return undefined
-  const type = parsed.getType()
   return {
-    digits: e164.slice(1),
+    digits: parsed.number.slice(1),
     country: parsed.country,
-    placeless: type !== undefined && PLACELESS_TYPES.has(type),
+    placeless: () => {
+      const type = parsed.getType()
+      return type !== undefined && PLACELESS_TYPES.has(type)
+    },
   }
 }
 
