@@ -22,7 +22,7 @@ export const USAGE = `usage: pnpm phones <command> [arguments]
   backfill [--batch N]              work out the international form of every stored number that has
                                     none (phone_e164 NULL: rows stored before the column existed):
                                     leads and their customer_tz, archived leads, do-not-call entries
-                                    and call attempts; N rows per statement (default 2000, 100 to
+                                    and call attempts; N rows per statement (default 5000, 100 to
                                     10000). Progress on stderr, a summary on stdout. Safe while the
                                     API and the dialer run; stopped, it goes on where it was when run
                                     again (it only reads rows that still have no form).
@@ -35,7 +35,7 @@ Uses DATABASE_URL (default sqlite:./data/dialer.sqlite), DEFAULT_COUNTRY and TIM
 the dialer's settings. An SQLite file that does not exist is refused, never created.
 Exit 0: done; 1: the database refused; 2: bad command line or configuration.`
 
-const BATCH_DEFAULT = 2000
+const BATCH_DEFAULT = 5000
 const BATCH_MIN = 100
 const BATCH_MAX = 10_000
 /** At most one progress line this often (ms), and one at the end of each table. */
