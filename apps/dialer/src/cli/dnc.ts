@@ -282,7 +282,9 @@ export async function fillEntries(db: Kysely<Database>, reading: PhoneReading, i
     if (n < FILL_BATCH) break
   }
   if (filled > 0)
-    io.err(`dnc: worked out the international form of ${filled} entries stored before it existed`)
+    io.err(
+      `dnc: worked out the international form of ${filled} ${filled === 1 ? 'entry' : 'entries'} stored before it existed`,
+    )
   return filled
 }
 
