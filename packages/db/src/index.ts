@@ -34,6 +34,10 @@ export { ARCHIVED_COLUMNS, archiveLead } from './queries/archive-lead.js'
 export { dialectOf } from './queries/dialect-of.js'
 export {
   type FilledRows,
+  fillArchivedIdentities,
+  fillAttemptIdentities,
+  fillDncIdentities,
+  fillLeadIdentities,
   fillPhoneIdentities,
   type PhoneReading,
 } from './queries/fill-phone-identity.js'

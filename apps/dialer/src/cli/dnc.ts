@@ -2,12 +2,18 @@ import { createReadStream, createWriteStream } from 'node:fs'
 import type { Readable, Writable } from 'node:stream'
 import { finished } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
-import { type Database, type NewDncRow, takeInsertedValues } from '@hold-dialer/db'
-import { normalisePhone, toDbTime } from '@hold-dialer/rules'
+import {
+  type Database,
+  fillDncIdentities,
+  type NewDncRow,
+  type PhoneReading,
+  takeInsertedValues,
+} from '@hold-dialer/db'
+import { internationalForm, isPhoneCountry, toDbTime, UNREADABLE } from '@hold-dialer/rules'
 import { parse } from 'csv-parse'
 import { stringify } from 'csv-stringify'
 import type { Kysely } from 'kysely'
-import { runOperatorCli } from './operator-cli.js'
+import { phoneReadingOf, runOperatorCli } from './operator-cli.js'
 
 /**
  * `pnpm dnc ...`: the operator's do-not-call list (`hold_dialer_dnc`). A lead whose number is listed
@@ -15,24 +21,33 @@ import { runOperatorCli } from './operator-cli.js'
  * Results go to stdout, progress and errors to stderr.
  */
 export const USAGE = `usage: pnpm dnc <command> [arguments]
-  add <number> [--source S] [--expires WHEN]
-                                    list a number (again: its source and expiry are replaced)
-  remove <number>                   take a number off the list
+  add <number> [--source S] [--expires WHEN] [--country CC]
+                                    list a person's number (listed already, under any spelling:
+                                    its source and expiry are replaced)
+  remove <number> [--country CC]    take the number off the list, under every spelling
   list [--limit N]                  show the first N entries by number (default 100) and the total
-  import <file.csv | -> [--source S]
+  import <file.csv | -> [--source S] [--country CC] [--skip-bad]
                                     list every number in a CSV file (- reads standard input):
                                     columns number[,source[,expires_at]], or any columns named by a
                                     header row (number, source, expires_at; others ignored);
-                                    --source applies to rows without one. Progress on stderr.
-  export [file.csv | -]             write the whole list as CSV (number,source,added_at,expires_at);
-                                    default standard output
+                                    --source applies to rows without one. The whole file is read
+                                    first: when a line cannot be read (its number or expires_at),
+                                    each such line is named and nothing is written, unless
+                                    --skip-bad, which lists the rest. Progress on stderr.
+  export [file.csv | -]             write the whole list as CSV (number,source,added_at,expires_at;
+                                    number in its international form, +12125550100); default
+                                    standard output
   help, --help, -h                  this text (also printed with no command)
 
-A number is written as leads are pushed: its digits are what is matched (+1 (212) 555-0100 is
-12125550100; 2125550100 is another number). WHEN is a UTC date or time: 2027-01-31 or
+A number is one person however it is written: +1 (212) 555-0100, 001 212 555 0100, 011 1 212 555
+0100 and, in the US, 212-555-0100 are one entry, stored as +12125550100. A number without + or an
+international prefix (00, 011) is a national number of CC: --country, else DEFAULT_COUNTRY, else
+TIMEZONE's country (with none, the digits must start with the country code). A number that cannot
+be read as a phone number is refused. WHEN is a UTC date or time: 2027-01-31 or
 2027-01-31T18:00:00Z; without --expires an entry stays until removed.
-Uses DATABASE_URL (default sqlite:./data/dialer.sqlite).
-Exit 0: done; 1: the database refused or the file could not be read; 2: bad command line.`
+Uses DATABASE_URL (default sqlite:./data/dialer.sqlite), DEFAULT_COUNTRY and TIMEZONE.
+Exit 0: done; 1: the database refused, the file could not be read, or an import line was refused
+(nothing written, or with --skip-bad the rest listed); 2: bad command line or configuration.`
 
 /** Rows per INSERT and rows per transaction of an import. */
 const IMPORT_BATCH = 1000
@@ -40,6 +55,8 @@ const IMPORT_TRANSACTION = 20_000
 /** A progress line every this many rows. */
 const PROGRESS_EVERY = 50_000
 const EXPORT_PAGE = 5000
+/** Entries from before worked out per statement before a command reads the list. */
+const FILL_BATCH = 5000
 const SOURCE_MAX = 100
 /** Bad rows of an import shown on stderr; the rest are only counted. */
 const BAD_ROWS_SHOWN = 10
@@ -63,11 +80,42 @@ const processIo: DncIo = {
 class UsageError extends Error {}
 class ListError extends Error {}
 
-function numberArg(command: string, raw: string | undefined): string {
+/** One person to list: the number's international form and the entry's fields. */
+interface Listing {
+  e164: string
+  source: string | null
+  expiresAt: string | null
+}
+
+/** A number as typed on the command line: its international form ('' unreadable) and its digits. */
+interface NumberArg {
+  text: string
+  e164: string
+  /** Every digit of the text: the key an entry added before the international form may have. */
+  digits: string
+}
+
+function numberArg(command: string, raw: string | undefined, country: string | undefined): NumberArg {
   if (raw === undefined) throw new UsageError(`${command} needs <number>`)
-  const phone = normalisePhone(raw)
-  if (!phone.ok) throw new UsageError(`${JSON.stringify(raw)} is not a phone number: it ${phone.message}`)
-  return phone.digits
+  return { text: raw, e164: internationalForm(raw, country), digits: raw.replace(/\D/g, '') }
+}
+
+/** Words the country a number was read in, for a refusal. */
+function readIn(country: string | undefined): string {
+  return country === undefined
+    ? 'read with no country: give it with its country code, or --country'
+    : `read in ${country}`
+}
+
+/** `--country`: a two-letter code libphonenumber knows; undefined: not given. */
+function countryArg(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined
+  const code = raw.trim().toUpperCase()
+  if (!/^[A-Z]{2}$/.test(code) || !isPhoneCountry(code))
+    throw new UsageError(
+      `--country ${JSON.stringify(raw)} is not a country with a telephone numbering plan (two letters, such as US or GB)`,
+    )
+  return code
 }
 
 /** `--expires`: a UTC date or date and time, as stored text; undefined: not given. */
@@ -106,15 +154,24 @@ function noMore(command: string, rest: string[]): void {
 
 type Command =
   | { kind: 'help' }
-  | { kind: 'add'; digits: string; source: string | null; expiresAt: string | null }
-  | { kind: 'remove'; digits: string }
-  | { kind: 'list'; limit: number }
-  | { kind: 'import'; file: string; source: string | null }
-  | { kind: 'export'; file: string }
+  | { kind: 'add'; number: NumberArg; listing: Listing; reading: PhoneReading }
+  | { kind: 'remove'; number: NumberArg; reading: PhoneReading }
+  | { kind: 'list'; limit: number; reading: PhoneReading }
+  | {
+      kind: 'import'
+      file: string
+      source: string | null
+      country: string | undefined
+      skipBad: boolean
+      reading: PhoneReading
+    }
+  | { kind: 'export'; file: string; reading: PhoneReading }
 
-function parseCommand(argv: string[]): Command {
+const OPTIONS = ['source', 'expires', 'limit', 'country', 'skip-bad'] as const
+
+function parseCommand(argv: string[], env: Record<string, string | undefined>): Command {
   let positionals: string[]
-  let values: { help?: boolean; source?: string; expires?: string; limit?: string }
+  let values: Partial<Record<(typeof OPTIONS)[number], string | boolean>> & { help?: boolean }
   try {
     const parsed = parseArgs({
       args: argv[0] === '--' ? argv.slice(1) : argv,
@@ -123,6 +180,8 @@ function parseCommand(argv: string[]): Command {
         source: { type: 'string' },
         expires: { type: 'string' },
         limit: { type: 'string' },
+        country: { type: 'string' },
+        'skip-bad': { type: 'boolean' },
       },
       allowPositionals: true,
       strict: true,
@@ -135,56 +194,200 @@ function parseCommand(argv: string[]): Command {
   const [command, ...args] = positionals
   if (values.help || command === undefined || command === 'help') return { kind: 'help' }
   const only = (allowed: string[]) => {
-    for (const option of ['source', 'expires', 'limit'] as const) {
+    for (const option of OPTIONS) {
       if (values[option] !== undefined && !allowed.includes(option))
         throw new UsageError(`${command} takes no --${option}`)
     }
   }
+  const text = (option: 'source' | 'expires' | 'limit' | 'country') => values[option] as string | undefined
+  // Only once the command line is sound: a bad variable is then the one thing to fix.
+  const reading = () => {
+    try {
+      return phoneReadingOf(env)
+    } catch (error) {
+      throw new UsageError((error as Error).message)
+    }
+  }
   switch (command) {
     case 'add': {
-      only(['source', 'expires'])
-      const [number, ...rest] = args
-      const digits = numberArg('add', number)
+      only(['source', 'expires', 'country'])
+      const [raw, ...rest] = args
       noMore('add', rest)
-      return { kind: 'add', digits, source: sourceArg(values.source), expiresAt: expiresArg(values.expires) }
+      const explicit = countryArg(text('country'))
+      const source = sourceArg(text('source'))
+      const expiresAt = expiresArg(text('expires'))
+      const phones = reading()
+      const country = explicit ?? phones.country
+      const number = numberArg('add', raw, country)
+      if (number.e164 === UNREADABLE)
+        throw new UsageError(`${JSON.stringify(raw)} is not a phone number (${readIn(country)})`)
+      return { kind: 'add', number, listing: { e164: number.e164, source, expiresAt }, reading: phones }
     }
     case 'remove': {
-      only([])
-      const [number, ...rest] = args
-      const digits = numberArg('remove', number)
+      only(['country'])
+      const [raw, ...rest] = args
       noMore('remove', rest)
-      return { kind: 'remove', digits }
+      const explicit = countryArg(text('country'))
+      const phones = reading()
+      const number = numberArg('remove', raw, explicit ?? phones.country)
+      return { kind: 'remove', number, reading: phones }
     }
     case 'list': {
       only(['limit'])
       noMore('list', args)
-      const limit = values.limit === undefined ? 100 : Number(values.limit)
-      if (!/^\d+$/.test(values.limit ?? '100') || limit < 1)
-        throw new UsageError(`--limit must be a whole number above 0, not ${JSON.stringify(values.limit)}`)
-      return { kind: 'list', limit }
+      const raw = text('limit')
+      const limit = raw === undefined ? 100 : Number(raw)
+      if (!/^\d+$/.test(raw ?? '100') || limit < 1)
+        throw new UsageError(`--limit must be a whole number above 0, not ${JSON.stringify(raw)}`)
+      return { kind: 'list', limit, reading: reading() }
     }
     case 'import': {
-      only(['source'])
+      only(['source', 'country', 'skip-bad'])
       const [file, ...rest] = args
       if (file === undefined) throw new UsageError('import needs <file.csv> (or - for standard input)')
       noMore('import', rest)
-      return { kind: 'import', file, source: sourceArg(values.source) }
+      const country = countryArg(text('country'))
+      const source = sourceArg(text('source'))
+      const phones = reading()
+      return {
+        kind: 'import',
+        file,
+        source,
+        country: country ?? phones.country,
+        skipBad: values['skip-bad'] === true,
+        reading: phones,
+      }
     }
     case 'export': {
       only([])
       const [file = '-', ...rest] = args
       noMore('export', rest)
-      return { kind: 'export', file }
+      return { kind: 'export', file, reading: reading() }
     }
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`)
   }
 }
 
-/** Inserts or replaces entries (source and expiry replaced, `added_at` kept), in one statement. */
+/**
+ * Works out the international form of entries from before it existed (`e164` NULL), as the dialer
+ * and `pnpm phones backfill` do, so that every entry can be found by the person it lists. Once done,
+ * a pass is one index look-up. Returns how many were worked out.
+ */
+export async function fillEntries(db: Kysely<Database>, reading: PhoneReading, io: DncIo): Promise<number> {
+  let filled = 0
+  for (;;) {
+    const n = await fillDncIdentities(db, reading, FILL_BATCH)
+    filled += n
+    if (n < FILL_BATCH) break
+  }
+  if (filled > 0)
+    io.err(
+      `dnc: worked out the international form of ${filled} ${filled === 1 ? 'entry' : 'entries'} stored before it existed`,
+    )
+  return filled
+}
+
+/**
+ * Lists people, in one transaction (`trx`), each with its source and expiry. A person already listed
+ * (an entry with the same international form, under any key) has every such entry updated, its
+ * `added_at` kept; anyone else gets a new entry under the international digits, the key of entries
+ * added from now on. An entry from before that holds that key for another person (`3612345201`, a
+ * Texas number stored as a US centre's CRM pushed it, is the key of Budapest's +3612345201) moves to
+ * its own international digits first. Entries from before must have their form worked out
+ * (`fillEntries`). Rows per statement: IMPORT_BATCH.
+ */
+async function listPeople(
+  trx: Kysely<Database>,
+  dialect: 'mysql' | 'sqlite',
+  people: Listing[],
+  addedAt: string,
+): Promise<void> {
+  // One listing per person; the last one wins, as it would one after the other.
+  const byForm = new Map<string, Listing>()
+  for (const person of people) {
+    byForm.delete(person.e164)
+    byForm.set(person.e164, person)
+  }
+  const forms = [...byForm.keys()]
+  const keys = forms.map((e164) => e164.slice(1))
+  const existing = await trx
+    .selectFrom('hold_dialer_dnc')
+    .select(['digits', 'e164', 'expires_at'])
+    .where((eb) => eb.or([eb('e164', 'in', forms), eb('digits', 'in', keys)]))
+    .execute()
+  const ownerOfKey = new Map(forms.map((e164) => [e164.slice(1), e164]))
+  const keysOf = new Map<string, string[]>()
+  for (const entry of existing) {
+    let digits: string | null = entry.digits
+    const owner = ownerOfKey.get(entry.digits)
+    if (owner !== undefined && entry.e164 !== owner && entry.e164 !== null && entry.e164 !== UNREADABLE) {
+      // The key of someone being listed, held by an entry from before for another person.
+      digits = await moveToOwnKey(trx, { ...entry, e164: entry.e164 })
+    }
+    // An unreadable entry from before under the key is taken over by the person (it matched the
+    // same digits, and goes on matching them).
+    if (digits !== null && entry.e164 !== null && byForm.has(entry.e164))
+      keysOf.set(entry.e164, [...(keysOf.get(entry.e164) ?? []), digits])
+  }
+  const rows: NewDncRow[] = []
+  for (const person of byForm.values()) {
+    for (const digits of keysOf.get(person.e164) ?? [person.e164.slice(1)]) {
+      rows.push({
+        digits,
+        e164: person.e164,
+        source: person.source,
+        added_at: addedAt,
+        expires_at: person.expiresAt,
+      })
+    }
+  }
+  for (let i = 0; i < rows.length; i += IMPORT_BATCH) {
+    await upsert(trx, dialect, rows.slice(i, i + IMPORT_BATCH))
+  }
+}
+
+/**
+ * Moves an entry from before to the key of its own international form; returns that key. When an
+ * entry of the same person holds that key already, the two become one (the later expiry is kept)
+ * and null is returned.
+ */
+async function moveToOwnKey(
+  trx: Kysely<Database>,
+  entry: { digits: string; e164: string; expires_at: string | null },
+): Promise<string | null> {
+  const own = entry.e164.slice(1)
+  const holder = await trx
+    .selectFrom('hold_dialer_dnc')
+    .select(['e164', 'expires_at'])
+    .where('digits', '=', own)
+    .executeTakeFirst()
+  if (holder === undefined) {
+    await trx.updateTable('hold_dialer_dnc').set({ digits: own }).where('digits', '=', entry.digits).execute()
+    return own
+  }
+  if (holder.e164 !== entry.e164)
+    throw new ListError(
+      `the entry stored as ${entry.digits} (${entry.e164}) holds the key of a number being listed, and its own key ${own} is held by another entry; remove one of them first`,
+    )
+  // Stored times sort as text; NULL (never expires) is the latest.
+  const later =
+    holder.expires_at === null || entry.expires_at === null
+      ? null
+      : [holder.expires_at, entry.expires_at].sort()[1]!
+  await trx.updateTable('hold_dialer_dnc').set({ expires_at: later }).where('digits', '=', own).execute()
+  await trx.deleteFrom('hold_dialer_dnc').where('digits', '=', entry.digits).execute()
+  return null
+}
+
+/** Inserts or replaces entries (form, source and expiry replaced, `added_at` kept), in one statement. */
 async function upsert(db: Kysely<Database>, dialect: 'mysql' | 'sqlite', rows: NewDncRow[]): Promise<void> {
   const insert = db.insertInto('hold_dialer_dnc').values(rows)
-  const set = takeInsertedValues<NewDncRow, 'source' | 'expires_at'>(dialect, ['source', 'expires_at'])
+  const set = takeInsertedValues<NewDncRow, 'e164' | 'source' | 'expires_at'>(dialect, [
+    'e164',
+    'source',
+    'expires_at',
+  ])
   if (dialect === 'mysql') await insert.onDuplicateKeyUpdate(set).execute()
   else await insert.onConflict((oc) => oc.column('digits').doUpdateSet(set)).execute()
 }
@@ -195,54 +398,49 @@ export interface ImportResult {
   seconds: number
 }
 
+export interface ImportOptions {
+  /** The source of rows without one. */
+  source: string | null
+  /** The country national numbers are read in. */
+  country: string | undefined
+  /** List the readable rows when some are not; otherwise nothing is written. */
+  skipBad: boolean
+}
+
 /**
- * Reads a CSV of numbers and lists them: IMPORT_BATCH rows per INSERT, IMPORT_TRANSACTION rows per
- * transaction (one commit, one fsync, per 20,000 rows; a commit per row made 300,000 rows take
- * minutes). A row whose first cell is not a phone number is counted and skipped, except a first row
- * that is a header (a cell with a letter in it).
+ * Reads a CSV of numbers, then lists them. The whole input is read and checked first: a line whose
+ * number cannot be read (`internationalForm` gives '') or whose expires_at is not a date is named by
+ * its line number on stderr (the first BAD_ROWS_SHOWN; the rest counted, never shown by number), and
+ * then nothing is written unless `skipBad`. A first row with a letter in it is a header. The rows are
+ * written IMPORT_BATCH per statement and IMPORT_TRANSACTION per transaction (one commit, one fsync,
+ * per 20,000 rows; a commit per row made 300,000 rows take minutes), so the dialer's claims go on
+ * between transactions. The checked rows are held in memory meanwhile (a 300,000-row file: tens of MB).
  */
 export async function importCsv(
   db: Kysely<Database>,
   dialect: 'mysql' | 'sqlite',
   input: Readable,
-  defaultSource: string | null,
+  options: ImportOptions,
   io: DncIo,
   now: Date = new Date(),
 ): Promise<ImportResult> {
   const started = performance.now()
   const addedAt = toDbTime(now)
-  let listed = 0
+  const people: Listing[] = []
   let bad = 0
-  let lineNo = 0
-  let pending: NewDncRow[] = []
-  let chunk: NewDncRow[][] = []
-  let chunkRows = 0
-  const flushTransaction = async () => {
-    if (pending.length > 0) chunk.push(pending)
-    pending = []
-    if (chunk.length === 0) return
-    const batches = chunk
-    chunk = []
-    chunkRows = 0
-    await db.transaction().execute(async (trx) => {
-      for (const rows of batches) await upsert(trx, dialect, rows)
-    })
-    const before = listed
-    listed += batches.reduce((n, rows) => n + rows.length, 0)
-    if (Math.floor(listed / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY)) {
-      const seconds = (performance.now() - started) / 1000
-      io.err(`dnc import: ${listed} numbers listed (${Math.round(listed / seconds)}/s)`)
-    }
-  }
+  let first = true
   const parser = input.pipe(
-    parse({ relax_column_count: true, skip_empty_lines: true, trim: true, bom: true }),
+    parse({ relax_column_count: true, skip_empty_lines: true, trim: true, bom: true, info: true }),
   )
   // Without a header: number, source, expires_at. A header names them (any order, other columns
   // ignored), so an export's number,source,added_at,expires_at imports back as it was.
   let columns = { number: 0, source: 1, expires: 2 }
-  for await (const record of parser as AsyncIterable<string[]>) {
-    lineNo += 1
-    if (lineNo === 1 && /[a-z]/i.test(record[0] ?? '')) {
+  for await (const { record, info } of parser as AsyncIterable<{
+    record: string[]
+    info: { lines: number }
+  }>) {
+    if (first && /[a-z]/i.test(record[0] ?? '')) {
+      first = false
       const names = record.map((name) => name.toLowerCase())
       const find = (...wanted: string[]) => names.findIndex((name) => wanted.includes(name))
       columns = {
@@ -254,40 +452,61 @@ export async function importCsv(
         throw new ListError('the header row has no number column (number, digits or phone_number)')
       continue
     }
+    first = false
     const number = record[columns.number] ?? ''
     const source = record[columns.source] ?? ''
     const expires = record[columns.expires] ?? ''
-    const phone = normalisePhone(number)
+    const e164 = internationalForm(number, options.country)
     const expiresAt = expires === '' ? null : parseWhen(expires)
-    const rowSource = source === '' ? defaultSource : source.slice(0, SOURCE_MAX)
-    if (!phone.ok || (expires !== '' && expiresAt === null)) {
+    if (e164 === UNREADABLE || (expires !== '' && expiresAt === null)) {
       bad += 1
       if (bad <= BAD_ROWS_SHOWN)
         io.err(
-          `dnc import: line ${lineNo} skipped: ${!phone.ok ? `the number ${phone.message}` : `expires_at ${JSON.stringify(expires)} is not a date`}`,
+          `dnc import: line ${info.lines} refused: ${e164 === UNREADABLE ? `the number is not a phone number (${readIn(options.country)})` : `expires_at ${JSON.stringify(expires)} is not a date`}`,
         )
       continue
     }
-    pending.push({ digits: phone.digits, source: rowSource, added_at: addedAt, expires_at: expiresAt })
-    if (pending.length >= IMPORT_BATCH) {
-      chunk.push(pending)
-      chunkRows += pending.length
-      pending = []
-      if (chunkRows >= IMPORT_TRANSACTION) await flushTransaction()
+    people.push({ e164, source: source === '' ? options.source : source.slice(0, SOURCE_MAX), expiresAt })
+  }
+  if (bad > BAD_ROWS_SHOWN) io.err(`dnc import: ${bad - BAD_ROWS_SHOWN} more line(s) refused`)
+  if (bad > 0 && !options.skipBad)
+    throw new ListError(
+      `${bad} line(s) refused; nothing written (fix them, or --skip-bad lists the ${people.length} other row(s))`,
+    )
+  let listed = 0
+  for (let at = 0; at < people.length; at += IMPORT_TRANSACTION) {
+    const chunk = people.slice(at, at + IMPORT_TRANSACTION)
+    await db.transaction().execute(async (trx) => {
+      for (let i = 0; i < chunk.length; i += IMPORT_BATCH)
+        await listPeople(trx, dialect, chunk.slice(i, i + IMPORT_BATCH), addedAt)
+    })
+    const before = listed
+    listed += chunk.length
+    if (Math.floor(listed / PROGRESS_EVERY) > Math.floor(before / PROGRESS_EVERY)) {
+      const seconds = (performance.now() - started) / 1000
+      io.err(`dnc import: ${listed} of ${people.length} numbers listed (${Math.round(listed / seconds)}/s)`)
     }
   }
-  await flushTransaction()
   return { listed, bad, seconds: (performance.now() - started) / 1000 }
 }
 
-/** Writes the whole list as CSV, a page at a time in number order (keyset, so memory stays flat). */
-export async function exportCsv(db: Kysely<Database>, output: Writable): Promise<number> {
+/**
+ * Writes the whole list as CSV, a page at a time in key order (keyset, so memory stays flat). The
+ * number is the entry's international form; an entry that cannot be read has none, and is written
+ * with its stored digits (an import refuses such a line). Entries from before must have their form
+ * worked out (`fillEntries`). Returns the rows written and how many of them were unreadable.
+ */
+export async function exportCsv(
+  db: Kysely<Database>,
+  output: Writable,
+): Promise<{ rows: number; unreadable: number }> {
   const csv = stringify({ header: true, columns: ['number', 'source', 'added_at', 'expires_at'] })
   // Standard output is never ended (the process may still write to it); a file is, and waited for.
   const toStdout = output === process.stdout
   csv.pipe(output, { end: !toStdout })
   let after = ''
   let count = 0
+  let unreadable = 0
   for (;;) {
     const rows = await db
       .selectFrom('hold_dialer_dnc')
@@ -297,8 +516,9 @@ export async function exportCsv(db: Kysely<Database>, output: Writable): Promise
       .limit(EXPORT_PAGE)
       .execute()
     for (const r of rows) {
+      if (!r.e164) unreadable += 1
       // Backpressure: wait for the consumer when its buffer is full.
-      if (!csv.write([r.digits, r.source ?? '', r.added_at, r.expires_at ?? '']))
+      if (!csv.write([r.e164 || r.digits, r.source ?? '', r.added_at, r.expires_at ?? '']))
         await new Promise((resolve) => csv.once('drain', resolve))
     }
     count += rows.length
@@ -307,53 +527,82 @@ export async function exportCsv(db: Kysely<Database>, output: Writable): Promise
   }
   csv.end()
   await finished(toStdout ? csv : output)
-  return count
+  return { rows: count, unreadable }
 }
 
-/** Runs one `pnpm dnc` command against `url`; returns the exit code. */
-export async function runDncCli(argv: string[], url: string, io: DncIo = processIo): Promise<number> {
+/** Takes a person off the list: every entry of its international form, and one stored by the digits typed. */
+async function removePerson(db: Kysely<Database>, number: NumberArg): Promise<number> {
+  const r = await db
+    .deleteFrom('hold_dialer_dnc')
+    .where((eb) => {
+      // An entry stored by the same digits whose form is unknown or unreadable: the same text typed
+      // before (a readable entry of those digits may be another person, Texas's 3612345201 key).
+      const byDigits = eb.and([
+        eb('digits', '=', number.digits),
+        eb.or([eb('e164', 'is', null), eb('e164', '=', UNREADABLE)]),
+      ])
+      return number.e164 === UNREADABLE ? byDigits : eb.or([eb('e164', '=', number.e164), byDigits])
+    })
+    .executeTakeFirst()
+  return Number(r.numDeletedRows)
+}
+
+/** How an entry is shown: its international form, and the key it is stored under when another. */
+function shown(entry: { digits: string; e164: string | null }): string {
+  if (!entry.e164) return `${entry.digits} (not a readable number)`
+  return entry.e164.slice(1) === entry.digits ? entry.e164 : `${entry.e164} (stored as ${entry.digits})`
+}
+
+/**
+ * Runs one `pnpm dnc` command against `url`; returns the exit code. DEFAULT_COUNTRY and TIMEZONE
+ * are read from `env` (the process's environment by default).
+ */
+export async function runDncCli(
+  argv: string[],
+  url: string,
+  io: DncIo = processIo,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   return runOperatorCli({
     name: 'dnc',
     usage: USAGE,
     argv,
     url,
     io,
-    parse: parseCommand,
+    parse: (args) => parseCommand(args, env),
     run: async (command, handle) => {
       const db = handle.kysely
+      if (command.kind === 'help') return
+      await fillEntries(db, command.reading, io)
       switch (command.kind) {
-        case 'add':
-          await upsert(db, handle.dialect, [
-            {
-              digits: command.digits,
-              source: command.source,
-              added_at: toDbTime(new Date()),
-              expires_at: command.expiresAt,
-            },
-          ])
+        case 'add': {
+          const { listing } = command
+          await db
+            .transaction()
+            .execute((trx) => listPeople(trx, handle.dialect, [listing], toDbTime(new Date())))
           io.out(
-            `${command.digits} listed${command.expiresAt ? ` until ${command.expiresAt} UTC` : ''}${command.source ? ` (source ${command.source})` : ''}`,
+            `${listing.e164} listed${listing.expiresAt ? ` until ${listing.expiresAt} UTC` : ''}${listing.source ? ` (source ${listing.source})` : ''}`,
           )
           break
+        }
         case 'remove': {
-          const r = await db
-            .deleteFrom('hold_dialer_dnc')
-            .where('digits', '=', command.digits)
-            .executeTakeFirst()
-          if (Number(r.numDeletedRows) === 0) throw new ListError(`${command.digits} is not on the list`)
-          io.out(`${command.digits} removed`)
+          const removed = await removePerson(db, command.number)
+          const name = command.number.e164 || command.number.text
+          if (removed === 0) throw new ListError(`${name} is not on the list`)
+          io.out(`${name} removed${removed > 1 ? ` (${removed} entries)` : ''}`)
           break
         }
         case 'list': {
           const rows = await db
             .selectFrom('hold_dialer_dnc')
             .selectAll()
+            .orderBy('e164')
             .orderBy('digits')
             .limit(command.limit)
             .execute()
           for (const r of rows)
             io.out(
-              `${r.digits}\tsource=${r.source ?? '-'}\tadded=${r.added_at}\texpires=${r.expires_at ?? 'never'}`,
+              `${shown(r)}\tsource=${r.source ?? '-'}\tadded=${r.added_at}\texpires=${r.expires_at ?? 'never'}`,
             )
           const { n } = await db
             .selectFrom('hold_dialer_dnc')
@@ -365,17 +614,22 @@ export async function runDncCli(argv: string[], url: string, io: DncIo = process
         case 'import': {
           const input = command.file === '-' ? io.stdin : createReadStream(command.file)
           if (!input) throw new ListError('no standard input to read')
-          const r = await importCsv(db, handle.dialect, input, command.source, io)
+          const r = await importCsv(db, handle.dialect, input, command, io)
           io.out(
-            `imported ${r.listed} number(s) in ${r.seconds.toFixed(1)} s${r.bad > 0 ? `; ${r.bad} row(s) skipped (not a number or a bad expires_at)` : ''}`,
+            `imported ${r.listed} number(s) in ${r.seconds.toFixed(1)} s${r.bad > 0 ? `; ${r.bad} line(s) refused (not a phone number or a bad expires_at)` : ''}`,
           )
+          if (r.bad > 0) throw new ListError(`${r.bad} line(s) refused; the other ${r.listed} listed`)
           break
         }
         case 'export': {
           const output = command.file === '-' ? io.stdout : createWriteStream(command.file)
           if (!output) throw new ListError('no standard output to write')
-          const n = await exportCsv(db, output)
-          if (command.file !== '-') io.err(`dnc export: ${n} number(s) written to ${command.file}`)
+          const r = await exportCsv(db, output)
+          if (command.file !== '-') io.err(`dnc export: ${r.rows} number(s) written to ${command.file}`)
+          if (r.unreadable > 0)
+            io.err(
+              `dnc export: ${r.unreadable} entr${r.unreadable === 1 ? 'y' : 'ies'} from before cannot be read as a phone number; written with the stored digits (an import refuses them; --skip-bad lists the rest)`,
+            )
           break
         }
       }

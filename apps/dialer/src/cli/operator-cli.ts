@@ -1,4 +1,5 @@
-import { connect, type Db, migrate } from '@hold-dialer/db'
+import { connect, type Db, migrate, type PhoneReading } from '@hold-dialer/db'
+import { ConfigError, parseConfig, phoneCountry } from '@hold-dialer/rules'
 
 export interface CliIo {
   out(line: string): void
@@ -41,5 +42,21 @@ export async function runOperatorCli<C extends { kind: string }>(spec: {
     return 1
   } finally {
     await handle.close()
+  }
+}
+
+/**
+ * How the operator commands read a number: DEFAULT_COUNTRY (else TIMEZONE's country) for national
+ * numbers and TIMEZONE for a number of no zone, from `env` by the processes' own configuration rules
+ * (TIMEZONE defaults to the host's zone, as for the API and the dialer). A bad configuration is one
+ * line naming each bad variable.
+ */
+export function phoneReadingOf(env: Record<string, string | undefined>): PhoneReading {
+  try {
+    const config = parseConfig(env, { hostZone: Intl.DateTimeFormat().resolvedOptions().timeZone })
+    return { country: phoneCountry(config.defaultCountry, config.timezone), fallbackZone: config.timezone }
+  } catch (error) {
+    if (error instanceof ConfigError) throw new Error(`configuration: ${error.problems.join('; ')}`)
+    throw error
   }
 }
