@@ -73,10 +73,10 @@ export function readNumber(raw: string, country: string | undefined): PhoneNumbe
  * Budapest with its code) keep the national reading; the `+` that told them apart is gone.
  */
 export function internationalFormOfDigits(digits: string, country: string | undefined): string {
-  const read = internationalForm(digits, country)
-  if (read !== UNREADABLE && parsePhoneNumberFromString(read)?.isValid()) return read
+  const read = readNumber(digits, country)
+  if (read?.isValid()) return read.number
   const withCode = parsePhoneNumberFromString(`+${digits}`)
-  return withCode?.isValid() ? withCode.number : read
+  return withCode?.isValid() ? withCode.number : (read?.number ?? UNREADABLE)
 }
 
 /** Whether libphonenumber knows the country (DEFAULT_COUNTRY's check). */
