@@ -62,6 +62,9 @@ function text(description: string, options: { pattern?: string; default?: string
   return Type.String({ minLength: 1, description, ...options })
 }
 
+/** OUTBOUND_CALLER_ID: `"Name" <number>`; the name has no character Asterisk would read as syntax. */
+export const OUTBOUND_CALLER_ID_PATTERN = String.raw`"[^"<>\\\x00-\x1f\x7f]{1,40}" <\+?[0-9]{3,20}>`
+
 /** A context or dialplan name as Asterisk takes it: no white space. */
 const ASTERISK_NAME = '^\\S+$'
 
@@ -241,6 +244,26 @@ export const EnvConfigSchema = Type.Object({
       description: 'a two-letter country code (ISO 3166-1) with a telephone numbering plan, such as US or IN',
     }),
   ),
+  // The centre's own caller ID on every customer leg (US TSR 16 CFR 310.4(a)(8), Ofcom: a valid,
+  // diallable CLI). Unset: the dialer presents none and the trunk's own setting applies; the
+  // customer's own number is never presented to the customer. The name survives Asterisk's AMI
+  // `Variable` parsing and ast_callerid_parse only without " < > \ and control characters.
+  outboundCallerId: Type.Optional(
+    Type.String({
+      pattern: `^${OUTBOUND_CALLER_ID_PATTERN}$`,
+      description:
+        'a caller ID "Name" <number> such as "Hold Co" <+442079460000>: a name of 1-40 characters without " < > or \\, a number of 3-20 digits with an optional leading +',
+    }),
+  ),
+  // Trunk breaker: this many customer legs in a row whose channel could not be created stop the
+  // dialing (0: never); one call is tried every TRUNK_BREAKER_PROBE_SECONDS until one gets through.
+  trunkBreakerFailures: Type.Integer({
+    minimum: 0,
+    maximum: 1000,
+    default: 5,
+    description: 'an integer 0-1000 (0: never stop)',
+  }),
+  trunkBreakerProbeSeconds: seconds(1, 30),
 })
 
 /** The validated, frozen configuration. */

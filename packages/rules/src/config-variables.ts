@@ -117,4 +117,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('PINNED_FALLBACK_MINUTES', ['pinnedFallbackMinutes'], asInteger),
   variable('CALLING_HOURS', ['callingHours'], asText),
   variable('DEFAULT_COUNTRY', ['defaultCountry'], (raw) => raw.toUpperCase()),
+  variable('OUTBOUND_CALLER_ID', ['outboundCallerId'], asText),
+  variable('TRUNK_BREAKER_FAILURES', ['trunkBreakerFailures'], asInteger),
+  variable('TRUNK_BREAKER_PROBE_SECONDS', ['trunkBreakerProbeSeconds'], asInteger),
 ]

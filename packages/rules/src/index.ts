@@ -91,6 +91,13 @@ export {
   secretCheck,
 } from './secret-check.js'
 export {
+  type BreakerChange,
+  type LegVerdict,
+  TrunkBreaker,
+  type TrunkBreakerSettings,
+  type TrunkBreakerState,
+} from './trunk-breaker.js'
+export {
   assertWorkingHours,
   type ClockTime,
   hasWorkingTime,

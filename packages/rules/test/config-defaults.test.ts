@@ -57,6 +57,9 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['PINNED_FALLBACK_MINUTES', 0],
   ['CALLING_HOURS', '08:00-21:00'],
   ['DEFAULT_COUNTRY', undefined],
+  ['OUTBOUND_CALLER_ID', undefined],
+  ['TRUNK_BREAKER_FAILURES', 5],
+  ['TRUNK_BREAKER_PROBE_SECONDS', 30],
 ]
 
 t.test('the table of defaults covers every variable', async (t) => {

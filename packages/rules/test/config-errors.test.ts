@@ -9,6 +9,8 @@ import { HOST, problemsOf } from './fixtures/config-helpers.js'
 const TRUST_PROXY_RULE =
   'true, false, a hop count 0-100, or a comma-separated list of proxy IP addresses or CIDR ranges'
 const PATTERN_RULE = 'a JSON array of non-negative integers with at least one above 0, such as [2,2,2,2]'
+const CALLER_ID_RULE =
+  'a caller ID "Name" <number> such as "Hold Co" <+442079460000>: a name of 1-40 characters without " < > or \\, a number of 3-20 digits with an optional leading +'
 const REFUSED: Array<[string, string, string]> = [
   ['DATABASE_URL', 'postgres://db/x', 'a mysql://user:pass@host:port/db or sqlite:PATH URL'],
   ['DATABASE_URL', 'sqlite:', 'a mysql://user:pass@host:port/db or sqlite:PATH URL'],
@@ -90,6 +92,17 @@ const REFUSED: Array<[string, string, string]> = [
     'XX',
     'a two-letter country code (ISO 3166-1) with a telephone numbering plan, such as US or IN',
   ],
+  ['OUTBOUND_CALLER_ID', '+442079460000', CALLER_ID_RULE],
+  ['OUTBOUND_CALLER_ID', 'Hold Co <+442079460000>', CALLER_ID_RULE],
+  ['OUTBOUND_CALLER_ID', '"" <+442079460000>', CALLER_ID_RULE],
+  ['OUTBOUND_CALLER_ID', '"Hold Co" <020 7946 0000>', CALLER_ID_RULE],
+  ['OUTBOUND_CALLER_ID', '"Hold Co" <12>', CALLER_ID_RULE],
+  ['OUTBOUND_CALLER_ID', '"Hold <Co>" <+442079460000>', CALLER_ID_RULE],
+  ['OUTBOUND_CALLER_ID', '"Hold\\Co" <+442079460000>', CALLER_ID_RULE],
+  ['OUTBOUND_CALLER_ID', `"${'x'.repeat(41)}" <+442079460000>`, CALLER_ID_RULE],
+  ['TRUNK_BREAKER_FAILURES', '-1', 'an integer 0-1000 (0: never stop)'],
+  ['TRUNK_BREAKER_FAILURES', 'five', 'an integer 0-1000 (0: never stop)'],
+  ['TRUNK_BREAKER_PROBE_SECONDS', '0', 'an integer 1-2147483 (seconds)'],
 ]
 
 t.test('every variable with rules has a refused value in the table', async (t) => {
@@ -103,7 +116,7 @@ t.test('every variable with rules has a refused value in the table', async (t) =
 
 for (const [name, raw, rule] of REFUSED) {
   t.test(`${name}=${raw} is refused, naming ${name}`, async (t) => {
-    t.strictSame(problemsOf({ [name]: raw }), [`${name} must be ${rule}, got "${raw}"`])
+    t.strictSame(problemsOf({ [name]: raw }), [`${name} must be ${rule}, got ${JSON.stringify(raw)}`])
   })
 }
 

@@ -72,6 +72,11 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['PINNED_FALLBACK_MINUTES', '30', 30],
   ['CALLING_HOURS', 'off', 'off'],
   ['DEFAULT_COUNTRY', 'us', 'US'],
+  ['OUTBOUND_CALLER_ID', '"Hold Co" <+442079460000>', '"Hold Co" <+442079460000>'],
+  ['OUTBOUND_CALLER_ID', '"Hold, (UK) Ltd." <2079460000>', '"Hold, (UK) Ltd." <2079460000>'],
+  ['TRUNK_BREAKER_FAILURES', '0', 0],
+  ['TRUNK_BREAKER_FAILURES', '20', 20],
+  ['TRUNK_BREAKER_PROBE_SECONDS', '5', 5],
 ]
 
 t.test('every variable accepts a valid value', async (t) => {
