@@ -106,6 +106,11 @@ await dialer.start()
 mailer.start()
 void ami.start()
 logger.info({ config: describeConfig(config), http: http?.url ?? 'off' }, 'dialer started')
+if (!config.outboundCallerId) {
+  logger.warn(
+    'OUTBOUND_CALLER_ID is unset: customers are called with no caller ID from the dialer (the trunk may set its own)',
+  )
+}
 
 let closing = false
 async function shutdown(signal: string) {

@@ -37,6 +37,8 @@ t.test('answer, hold, Redirect to an agent: Dial, bridge, talk, hang up', async 
   const record = await callEnded(sim, 'q1', c)
   t.same(trace(c), [
     ...CUSTOMER_UP,
+    // AGENT_CONTEXT's Set(CALLERID(all)=${HD_CUSTOMER_ID}) on the customer's channel.
+    `NewCallerid ${C}`,
     `Newchannel ${A} Down`,
     `DialBegin ${C} -> ${A}`,
     `Newstate ${A} Ringing`,

@@ -10,6 +10,8 @@ const AGENT_UP = [
   `Newstate ${A} Up`,
   'DeviceStateChange PJSIP/1001 INUSE',
   'OriginateResponse Success 4',
+  // dialer-outbound's Set(CALLERID(all)=${HD_CALLER_ID}) on the desk's channel.
+  `NewCallerid ${A}`,
   `Newchannel ${C} Down`,
   `DialBegin ${A} -> ${C}`,
 ]

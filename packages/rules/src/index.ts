@@ -9,6 +9,7 @@ export {
   formatLocal,
   parseCallbackTime,
 } from './callback-time.js'
+export { CALLER_ID_NAME_MAX, callerId, callerIdName } from './caller-id.js'
 export { type CallingWindow, isCallable, nextCallableMoment, zonesOfColumn } from './calling-hours.js'
 export {
   CONFIG_VARIABLES,

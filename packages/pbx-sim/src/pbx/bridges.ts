@@ -15,7 +15,7 @@ function customerAndAgent(a: Channel, b: Channel): { customer: Channel | null; a
  * Puts two answered channels in a new basic bridge: BridgeCreate, then BridgeEnter for each.
  * A customer/agent pair then talks for the customer plan's talkSeconds before one side hangs up.
  */
-export function joinBridge(core: PbxCore, a: Channel, b: Channel): Bridge {
+export function joinBridge(core: PbxCore, a: Channel, b: Channel, how: { dialed?: boolean } = {}): Bridge {
   const bridge = new Bridge(core.newBridgeId())
   core.emit('BridgeCreate', bridgeFields(bridge))
   for (const ch of [a, b]) {
@@ -25,10 +25,15 @@ export function joinBridge(core: PbxCore, a: Channel, b: Channel): Bridge {
     bridge.channels.push(ch)
     core.emit('BridgeEnter', bridgeChannelFields(bridge, ch))
   }
-  a.connectedNum = b.callerIdNum
-  a.connectedName = b.callerIdName
-  b.connectedNum = a.callerIdNum
-  b.connectedName = a.callerIdName
+  // A Dial's two channels keep the connected lines the Dial gave them (Asterisk 22 sends no update
+  // when a Local or caller-ID-less callee answers, captured in the test bed); channels put together
+  // by a Bridge are connected to each other's caller ID.
+  if (!how.dialed) {
+    a.connectedNum = b.callerIdNum
+    a.connectedName = b.callerIdName
+    b.connectedNum = a.callerIdNum
+    b.connectedName = a.callerIdName
+  }
 
   const { customer, agent } = customerAndAgent(a, b)
   if (customer && agent) {

@@ -1,4 +1,5 @@
 import { Cause, ChannelState } from '../causes.js'
+import { parseCallerId } from '../model/callerid.js'
 import type { Channel } from '../model/channel.js'
 import { normalizeNumber, parseDialString } from '../model/dialstring.js'
 import { joinBridge } from './bridges.js'
@@ -143,12 +144,30 @@ function dial(core: PbxCore, caller: Channel, leg: DialLeg): void {
   })
 }
 
-/** Progressive: the answered agent's channel dials the customer through the trunk. */
+/**
+ * The caller IDs of a Dial (app_dial): the caller's caller ID becomes the called channel's connected
+ * line (what it is shown); the called channel's own caller ID is the extension dialed with the name
+ * the caller is connected to.
+ */
+function dialedParties(core: PbxCore, caller: Channel, dest: Channel, exten: string): void {
+  dest.callerIdNum = exten
+  dest.callerIdName = caller.connectedName
+  core.setConnected(dest, { num: caller.callerIdNum, name: caller.callerIdName })
+}
+
+/**
+ * Progressive: the answered agent's channel dials the customer through the trunk. The shipped
+ * dialplan first sets the channel's caller ID to HD_CALLER_ID (empty when unset), which the customer
+ * is shown instead of the Originate's (the customer's own).
+ */
 function dialCustomer(core: PbxCore, caller: Channel, number: string, timeout: number): void {
   const { customerTechnology: tech, trunk } = core.config
+  core.setCallerId(caller, parseCallerId(caller.vars.get('HD_CALLER_ID')))
   const plan = core.planFor(number)
   caller.call.plan = plan
-  const dialString = (core.config.customerDial ?? `${tech}/%s@${trunk}`).replaceAll('%s', number)
+  // ${EXTEN} as dialed, its punctuation left out; a leading + is kept (`Local/+3612345201@customers`).
+  const dialed = caller.exten.trim().startsWith('+') ? `+${number}` : number
+  const dialString = (core.config.customerDial ?? `${tech}/%s@${trunk}`).replaceAll('%s', dialed)
   const target = parseDialString(dialString)
   caller.application = 'Dial'
   caller.applicationData = `${dialString},${Math.round(timeout)}`
@@ -166,8 +185,7 @@ function dialCustomer(core: PbxCore, caller: Channel, number: string, timeout: n
     plan,
     linkedid: caller.linkedid,
   })
-  dest.connectedNum = caller.callerIdNum
-  dest.connectedName = caller.callerIdName
+  dialedParties(core, caller, dest, dialed)
   dial(core, caller, {
     dest,
     dialString: dialString.replace(/^[^/]+\//, ''),
@@ -176,7 +194,7 @@ function dialCustomer(core: PbxCore, caller: Channel, number: string, timeout: n
     onAnswer: () => {
       caller.call.record.answeredAt = core.now()
       caller.call.record.dialStatus = 'ANSWER'
-      joinBridge(core, caller, dest)
+      joinBridge(core, caller, dest, { dialed: true })
     },
     // The agent's dialplan ends after a failed Dial (`Hangup()`: cause 16). A callee that hung up with
     // a cause of its own (a reject) passes it on to the caller, as Asterisk does; busy and congestion
@@ -190,8 +208,12 @@ function dialCustomer(core: PbxCore, caller: Channel, number: string, timeout: n
   })
 }
 
-/** Predictive: the waiting customer's channel dials an agent (after Redirect). */
+/**
+ * Predictive: the waiting customer's channel dials an agent (after Redirect). The shipped
+ * AGENT_CONTEXT first sets the channel's caller ID to HD_CUSTOMER_ID, which the desk is shown.
+ */
 function dialAgent(core: PbxCore, caller: Channel, extension: string): void {
+  core.setCallerId(caller, parseCallerId(caller.vars.get('HD_CUSTOMER_ID')))
   const reach = core.agents.reachability(extension)
   const dialString = core.config.agentDial?.replaceAll('%s', extension) ?? core.agents.device(extension)
   const target = parseDialString(dialString)
@@ -216,6 +238,7 @@ function dialAgent(core: PbxCore, caller: Channel, extension: string): void {
     plan: null,
     linkedid: caller.linkedid,
   })
+  dialedParties(core, caller, dest, extension)
   const plan: RingPlan =
     reach === 'idle' ? { kind: 'answer', ringSeconds: core.config.agentAnswerSeconds } : { kind: 'busy' }
   dial(core, caller, {
@@ -223,7 +246,7 @@ function dialAgent(core: PbxCore, caller: Channel, extension: string): void {
     dialString: extension,
     plan,
     timeout: core.config.agentDialTimeoutSeconds,
-    onAnswer: () => joinBridge(core, caller, dest),
+    onAnswer: () => joinBridge(core, caller, dest, { dialed: true }),
     onFailure: () => hold(core, caller),
   })
 }

@@ -32,6 +32,12 @@ export interface CoreConfig {
   agentPattern: RegExp | null
 }
 
+/** A caller ID: number and name, empty when not set. */
+export interface Party {
+  num: string
+  name: string
+}
+
 export interface ChannelCreate {
   base: string
   isLocal: boolean
@@ -168,6 +174,35 @@ export class PbxCore {
     }
     if (ch.agentExtension !== null) this.agents.attach(ch.agentExtension, ch)
     return ch
+  }
+
+  /**
+   * A channel's connected line (who it is talking to: what a phone or trunk is shown). Of a Local
+   * pair the far half takes it as its caller ID and the near half's caller ID as its connected
+   * line (core_local.c copies them across when the pair is called).
+   */
+  setConnected(ch: Channel, party: Party): void {
+    ch.connectedNum = party.num
+    ch.connectedName = party.name
+    if (ch.far) {
+      ch.far.callerIdNum = party.num
+      ch.far.callerIdName = party.name
+      ch.far.connectedNum = ch.callerIdNum
+      ch.far.connectedName = ch.callerIdName
+    }
+  }
+
+  /**
+   * The dialplan's `Set(CALLERID(all)=...)`: the channel's own caller ID, with the NewCallerid
+   * Asterisk publishes. A Local pair's far half is left as it is (Asterisk does not copy it).
+   */
+  setCallerId(ch: Channel, party: Party): void {
+    ch.callerIdNum = party.num
+    ch.callerIdName = party.name
+    this.emit('NewCallerid', [
+      ...channelFields(ch),
+      ['CID-CallingPres', '0 (Presentation Allowed, Not Screened)'],
+    ])
   }
 
   /** A Local pair: the far half answers (Up) before the near one; only the near half shows Ringing. */

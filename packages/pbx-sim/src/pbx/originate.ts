@@ -139,6 +139,9 @@ export function originate(core: PbxCore, req: OriginateRequest): Promise<Origina
       uniqueid: req.channelId ?? undefined,
     })
     for (const [key, value] of Object.entries(req.variables)) ch.vars.set(key, value)
+    // The Originate's CallerID is the channel's caller ID and its connected line: what the called
+    // desk or customer is shown (Asterisk publishes both right after Newchannel).
+    core.setConnected(ch, { num: req.callerIdNum, name: req.callerIdName })
     // The Originate dials its own channel: a DialBegin/DialEnd pair with no caller (as Asterisk 22).
     core.emit('DialBegin', dialBeginFields(null, ch, req.target.requested.replace(/^[^/]+\//, '')))
 

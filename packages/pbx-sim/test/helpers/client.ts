@@ -151,6 +151,8 @@ export function describe(m: AmiMessage): string {
       return `${event} ${m.get('Channel')} ${m.get('ChannelStateDesc')}`
     case 'Hangup':
       return `${event} ${m.get('Channel')} ${m.get('Cause')}`
+    case 'NewCallerid':
+      return `${event} ${m.get('Channel')}`
     case 'DialBegin':
       return `${event} ${m.get('Channel')} -> ${m.get('DestChannel')}`
     case 'DialEnd':

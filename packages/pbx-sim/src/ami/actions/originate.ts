@@ -1,31 +1,43 @@
+import { parseCallerId } from '../../model/callerid.js'
 import { parseDialString } from '../../model/dialstring.js'
 import { type OriginateRequest, originate } from '../../pbx/originate.js'
 import type { AmiMessage } from '../../wire/message.js'
 import { type ActionHandler, isTrue } from '../context.js'
 
+export { parseCallerId }
+
 const DEFAULT_TIMEOUT_MS = 30_000
 
-/** ast_callerid_parse in short: `"Name" <num>`, `Name <num>`, a bare number or a bare name. */
-export function parseCallerId(raw: string | undefined): { num: string; name: string } {
-  if (!raw) return { num: '', name: '' }
-  const bracket = /^\s*(?:"([^"]*)"|([^<]*?))\s*<([^>]*)>\s*$/.exec(raw)
-  if (bracket) return { name: (bracket[1] ?? bracket[2] ?? '').trim(), num: (bracket[3] ?? '').trim() }
-  const trimmed = raw.trim().replace(/^"(.*)"$/, '$1')
-  if (/^[\d+*#\s().-]+$/.test(trimmed)) return { num: trimmed.replace(/[\s().-]/g, ''), name: '' }
-  return { num: '', name: trimmed }
-}
-
-/** Every `Variable:` header, each possibly `a=1,b=2`, as astman_get_variables reads them. */
+/**
+ * Every `Variable:` header, each possibly `a=1,b=2`, as astman_get_variables reads them: split at
+ * commas outside double quotes, the quotes removed (ast_app_separate_args), so
+ * `HD_CALLER_ID="Hold, Ltd" <+44>` arrives as `Hold, Ltd <+44>`.
+ */
 export function parseVariables(msg: AmiMessage): Record<string, string> {
   const vars: Record<string, string> = {}
   for (const header of msg.getAll('Variable')) {
-    for (const item of header.split(',')) {
+    for (const item of separateArgs(header)) {
       const eq = item.indexOf('=')
       if (eq <= 0) continue
       vars[item.slice(0, eq).trim()] = item.slice(eq + 1)
     }
   }
   return vars
+}
+
+function separateArgs(text: string): string[] {
+  const out: string[] = []
+  let current = ''
+  let quoted = false
+  for (const c of text) {
+    if (c === '"') quoted = !quoted
+    else if (c === ',' && !quoted) {
+      out.push(current)
+      current = ''
+    } else current += c
+  }
+  out.push(current)
+  return out
 }
 
 /**
