@@ -182,6 +182,14 @@ function renderCalls() {
     ami.textContent = `AMI ${live.ami.state}`
     ami.className = `pill ${live.ami.connected ? 'good' : 'bad'}`
     ami.title = `since ${new Date(live.ami.since).toLocaleString()}`
+    // The trunk breaker: customer calls cannot be placed; the dialer tries one now and then.
+    const trunk = document.getElementById('trunk')
+    const open = live.trunk?.state === 'open'
+    trunk.hidden = !open
+    if (open) {
+      trunk.textContent = `Trunk down: dialing stopped (${live.trunk.failures} calls not placed)`
+      trunk.title = `since ${new Date(live.trunk.since).toLocaleString()}; next try ${new Date(live.trunk.nextProbeAt).toLocaleTimeString()}`
+    }
     const rate = live.abandonRate
     const cap = live.abandonRateMax
     const tile = document.getElementById('t-abandon')

@@ -17,6 +17,7 @@ import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tra
 import { progressiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
 import { reconcileAfterLogin } from './calls/reconcile.js'
+import { DialerTrunkBreaker } from './calls/trunk-breaker.js'
 import { type ClaimedLead, claimLead, DueProbeMemo } from './claim/claim.js'
 import { claimRules, type StoredZones } from './claim/rules.js'
 import { type LiveState, liveState, SinceClock } from './http/live-state.js'
@@ -124,6 +125,7 @@ export class Dialer {
   /** Stored zone values already checked for a common calling moment. */
   readonly #zonesChecked = new Set<string>()
   readonly #predictive: PredictiveEngine | undefined
+  readonly #trunk: DialerTrunkBreaker
   #synced = false
   /** The sync under way; `#syncAgain`: a login came during it, so it runs once more after. */
   #syncRun: Promise<void> | undefined
@@ -150,6 +152,12 @@ export class Dialer {
     this.#startedAt = this.#now()
     this.#timing = { ...DEFAULT_TIMING, ...deps.timing }
     this.metrics = deps.metrics ?? new DialerMetrics()
+    this.#trunk = new DialerTrunkBreaker(
+      { failures: deps.config.trunkBreakerFailures, probeSeconds: deps.config.trunkBreakerProbeSeconds },
+      this.#now,
+      deps.logger,
+      this.metrics,
+    )
     this.#availability =
       deps.availability ?? DatabaseAvailability.alreadyReady({ db: deps.db, log: deps.logger })
     this.#desks = new DeskStates(
@@ -190,6 +198,7 @@ export class Dialer {
         cooldown: () => [...this.#cooldown.keys()],
         dueProbes: this.#dueProbes,
         busyHere: () => this.#calls.busyAgentIds(),
+        trunk: this.#trunk,
         onClaimed: () => {
           this.stats.claims += 1
           this.metrics.claims.inc({ mode: 'predictive' })
@@ -264,6 +273,11 @@ export class Dialer {
     return this.#predictive?.snapshot()
   }
 
+  /** The trunk breaker's state (/healthz, the heartbeat). */
+  trunk() {
+    return this.#trunk.snapshot()
+  }
+
   get activeCalls(): number {
     return this.#calls.size
   }
@@ -294,6 +308,7 @@ export class Dialer {
       ami: this.#d.ami.status(),
       governor: this.#predictive?.snapshot(),
       abandonRateMax: this.#d.config.abandonRateMax,
+      trunk: this.#trunk.snapshot(),
       clock: this.#since,
     })
   }
@@ -423,7 +438,11 @@ export class Dialer {
     if (this.#predictive) return this.#predictive.round()
     const now = this.#now()
     const inHours = isWithinWorkingHours(now, this.#d.config.hours)
-    const agents = [...this.#agents.available(now, this.#calls.busyAgentIds())]
+    // The trunk breaker, while open, lets one call through now and then (calls/trunk-breaker.ts).
+    const agents = [...this.#agents.available(now, this.#calls.busyAgentIds())].slice(
+      0,
+      this.#trunk.permits(),
+    )
     const excludeIds = [...this.#cooldown.keys()]
     const rules = claimRules(this.#d.config, now, this.#zones)
     const claimFor = (agent: (typeof agents)[number]) =>
@@ -498,7 +517,13 @@ export class Dialer {
   ): Promise<void> {
     const cfg = this.#d.config
     const accepted = await originateCall(
-      { ami: this.#d.ami, calls: this.#calls, logger: this.#d.logger, metrics: this.metrics },
+      {
+        ami: this.#d.ami,
+        calls: this.#calls,
+        logger: this.#d.logger,
+        metrics: this.metrics,
+        trunk: this.#trunk,
+      },
       {
         leadId: lead.id,
         oliId: lead.oli_id,
@@ -516,6 +541,7 @@ export class Dialer {
             customerContext: cfg.customerContext,
             ringTimeoutSeconds: cfg.ringTimeoutSeconds,
             dialerId: this.#d.dialerId,
+            outboundCallerId: cfg.outboundCallerId,
           },
           agent,
           lead,
@@ -534,6 +560,7 @@ export class Dialer {
 
   #onFinished(call: TrackedCall, result: CallResult): void {
     this.#observeTimes(call, result)
+    this.#trunk.finished(call, result)
     // A lead whose call was never placed is not offered again at once: a PBX that refuses every
     // originate must not turn into a tight claim/restore loop.
     if (result.outcome === 'Failed') this.#cooldown.set(call.leadId, this.#now().getTime())
@@ -634,6 +661,7 @@ export class Dialer {
       details: JSON.stringify({
         ...this.stats,
         pendingSettles: this.#settles.pendingCount,
+        trunk: this.#trunk.snapshot(),
         ...(this.#predictive ? { governor: this.#predictive.snapshot() } : {}),
       }),
     })

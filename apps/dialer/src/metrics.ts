@@ -56,6 +56,17 @@ export class DialerMetrics {
     help: 'Call results written again after a failed write',
     registers: [this.registry],
   })
+  readonly legsNotCreated = new Counter({
+    name: 'hold_dialer_dialer_customer_legs_not_created_total',
+    help: 'Calls whose customer channel could not be created (trunk down), by dial mode',
+    labelNames: ['mode'] as const,
+    registers: [this.registry],
+  })
+  readonly trunkBreakerTrips = new Counter({
+    name: 'hold_dialer_dialer_trunk_breaker_trips_total',
+    help: 'Times the trunk breaker opened (TRUNK_BREAKER_FAILURES customer legs in a row not created)',
+    registers: [this.registry],
+  })
   readonly claimSeconds = new Histogram({
     name: 'hold_dialer_dialer_claim_seconds',
     help: 'Time a claim took in the database, by dial mode and result (claimed, none, error)',
@@ -174,6 +185,14 @@ export class DialerMetrics {
       'Predictive: the abandon-rate cap (ABANDON_RATE_MAX)',
       (s) => s.abandonRateMax,
     )
+    new Gauge({
+      name: 'hold_dialer_dialer_trunk_breaker_open',
+      help: '1 while the trunk breaker holds the dialing (customer calls cannot be placed), else 0',
+      registers: r,
+      collect() {
+        this.set(live().trunk.state === 'open' ? 1 : 0)
+      },
+    })
     new Gauge({
       name: 'hold_dialer_dialer_ami_connected',
       help: '1 while the AMI connection is logged in, else 0',

@@ -6,8 +6,9 @@ import type { Logger } from 'pino'
 import type { Agent, AgentTracker } from './agents/agent-tracker.js'
 import { logCallPhase } from './calls/call-progress.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
-import { customerChannel } from './calls/customer-number.js'
+import { predictiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
+import type { DialerTrunkBreaker } from './calls/trunk-breaker.js'
 import { type ClaimedLead, claimLead, type DueProbeMemo } from './claim/claim.js'
 import type { ClaimRules } from './claim/rules.js'
 import type { DialerMetrics } from './metrics.js'
@@ -34,6 +35,8 @@ export interface PredictiveContext {
   /** Agents held by this dialer's calls. */
   busyHere(): Set<number>
   onClaimed(): void
+  /** The trunk breaker: how many calls may be placed now, and told of each one placed. */
+  trunk?: DialerTrunkBreaker
   /** Claim latency and originates. */
   metrics?: DialerMetrics
 }
@@ -138,10 +141,14 @@ export class PredictiveEngine {
     // Worked out once per pass, as the progressive round does: the zones in hours, the caps' limits.
     const rules = this.#c.rules(now)
     let dialed = 0
+    // While the trunk breaker is open, at most one try now and then; customers on hold are still
+    // sent to agents below.
+    const allowed = this.#c.trunk?.permits() ?? Number.POSITIVE_INFINITY
     const busy = this.#c.busyHere()
     let idle = this.#c.agents.available(now, busy)
     if (this.#c.config.callbackMode === 'pinned') {
       for (const agent of idle) {
+        if (dialed >= allowed) break
         const lead = await this.#claim(now, inHours, agent, rules)
         if (lead) {
           dialed += 1
@@ -174,7 +181,7 @@ export class PredictiveEngine {
       },
     })
     this.#last = decision
-    for (let i = 0; i < decision.lines; i++) {
+    for (let i = 0; i < Math.min(decision.lines, allowed - dialed); i++) {
       const lead = await this.#claim(now, inHours, null, rules)
       if (!lead) break
       dialed += 1
@@ -219,7 +226,13 @@ export class PredictiveEngine {
   async #originate(lead: ClaimedLead, pinnedAgent: Agent | null, now: Date): Promise<void> {
     const cfg = this.#c.config
     await originateCall(
-      { ami: this.#c.ami, calls: this.#c.calls, logger: this.#c.logger, metrics: this.#c.metrics },
+      {
+        ami: this.#c.ami,
+        calls: this.#c.calls,
+        logger: this.#c.logger,
+        metrics: this.#c.metrics,
+        trunk: this.#c.trunk,
+      },
       {
         mode: 'predictive',
         leadId: lead.id,
@@ -233,18 +246,7 @@ export class PredictiveEngine {
         ),
         originateDeadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + 30) * 1000),
       },
-      ({ key, actionId }) => ({
-        action: 'Originate',
-        actionid: actionId,
-        channel: customerChannel(cfg.customerChannelTemplate, cfg.dialNumberFormat, lead),
-        context: cfg.holdContext,
-        exten: 's',
-        priority: 1,
-        async: 'true',
-        timeout: cfg.ringTimeoutSeconds * 1000,
-        channelid: key,
-        variable: { HD_LEAD_ID: String(lead.id), HD_OLI_ID: lead.oli_id, HD_DIALER: this.#c.dialerId },
-      }),
+      ({ key, actionId }) => predictiveOriginate({ ...cfg, dialerId: this.#c.dialerId }, lead, key, actionId),
       { mode: 'predictive', pinned: pinnedAgent?.extension },
     )
   }

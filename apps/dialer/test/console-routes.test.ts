@@ -80,6 +80,7 @@ function fakeLive(): { state: ConsoleLive; live: () => ConsoleLive } {
     dialLevel: 1.5,
     abandonRate: 0.01,
     abandonRateMax: 0.03,
+    trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null },
   }
   return { state, live: () => ({ ...state, at: Date.now() }) }
 }
@@ -411,7 +412,12 @@ forEachDialect(t, async (t, database) => {
         port: 0,
         secret,
         logger: pino({ level: 'silent' }),
-        health: () => ({ dialer: 'd1', ami: 'connected', database: 'available' }),
+        health: () => ({
+          dialer: 'd1',
+          ami: 'connected',
+          database: 'available',
+          trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null },
+        }),
         ownAuth: [
           consoleRoutes({ db, live: fakeLive().live, timezone: ZONE, logger: pino({ level: 'silent' }) }),
         ],

@@ -12,7 +12,8 @@ import { harness, lead } from './harness.js'
 
 const HTTP_SECRET = 'http-test-secret'
 const silent = pino({ level: 'silent' })
-const health = () => ({ dialer: 'd1', ami: 'connected', database: 'available' as const })
+const TRUNK_CLOSED = { state: 'closed' as const, failures: 0, since: null, nextProbeAt: null }
+const health = () => ({ dialer: 'd1', ami: 'connected', database: 'available' as const, trunk: TRUNK_CLOSED })
 const secured: DialerHttpOptions['secured'] = [
   (app) => {
     app.get('/secured', async () => ({ ok: true }))
@@ -42,7 +43,7 @@ t.test('/healthz is public and says the AMI and database state', async (t) => {
   const a = await app(t, HTTP_SECRET)
   const res = await a.inject({ url: '/healthz' })
   t.equal(res.statusCode, 200)
-  t.strictSame(res.json(), { dialer: 'd1', ami: 'connected', database: 'available' })
+  t.strictSame(res.json(), { dialer: 'd1', ami: 'connected', database: 'available', trunk: TRUNK_CLOSED })
   t.notOk(res.body.includes(HTTP_SECRET))
   t.equal(res.body.split('\n').length, 1, 'one line')
 })
@@ -139,7 +140,12 @@ forEachDialect(t, async (t, database) => {
   t.test('/healthz of a running dialer', async (t) => {
     await h.until('AMI connected', () => h.ami.state === 'connected')
     const res = await a.inject({ url: '/healthz' })
-    t.strictSame(res.json(), { dialer: 'dialer-test', ami: 'connected', database: 'available' })
+    t.strictSame(res.json(), {
+      dialer: 'dialer-test',
+      ami: 'connected',
+      database: 'available',
+      trunk: TRUNK_CLOSED,
+    })
   })
 
   t.test('/live-state follows an agent and a call', async (t) => {

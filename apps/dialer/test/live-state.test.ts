@@ -62,6 +62,7 @@ function sources(over: Partial<LiveSources> = {}): LiveSources {
     },
     governor: undefined,
     abandonRateMax: 0.03,
+    trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null },
     clock: new SinceClock(),
     ...over,
   }

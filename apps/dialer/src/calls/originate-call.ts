@@ -18,6 +18,8 @@ export interface OriginateDeps {
   logger: Logger
   /** Originates counted by mode and result. */
   metrics?: DialerMetrics
+  /** Told of each call placed: while open, the first is its try (calls/trunk-breaker.ts). */
+  trunk?: { placed(key: string): void }
 }
 
 /**
@@ -35,6 +37,7 @@ export async function originateCall(
   const key = `${callKeyPrefix(start.leadId)}${randomBytes(4).toString('hex')}`
   const actionId = deps.ami.nextActionId()
   deps.calls.add({ ...start, key, actionId })
+  deps.trunk?.placed(key)
   deps.logger.info({ lead: start.leadId, oli_id: start.oliId, key, ...log }, 'calling')
   try {
     await deps.ami.action(action({ key, actionId }))

@@ -2,6 +2,7 @@ import type { AmiStatusSnapshot } from '@hold-dialer/ami'
 import { fromDbTime } from '@hold-dialer/rules'
 import { PANEL_FRESH_MS } from '../agents/agent-tracker.js'
 import type { TrackedCall } from '../calls/call-tracker.js'
+import type { TrunkState } from '../calls/trunk-breaker.js'
 import type { GovernorSnapshot } from '../predictive.js'
 import type { RosterRow } from '../sql/agents.js'
 
@@ -62,6 +63,8 @@ export interface LiveState {
   dialLevel: number | null
   abandonRate: number | null
   abandonRateMax: number | null
+  /** The trunk breaker: `open` while customer calls cannot be placed (calls/trunk-breaker.ts). */
+  trunk: TrunkState
 }
 
 /** What the dialer knows, read at the moment the state is taken. */
@@ -76,6 +79,7 @@ export interface LiveSources {
   ami: AmiStatusSnapshot
   governor: GovernorSnapshot | undefined
   abandonRateMax: number
+  trunk: TrunkState
   /** Keeps when each agent's state and each call's phase began. */
   clock: SinceClock
 }
@@ -206,5 +210,6 @@ export function liveState(s: LiveSources): LiveState {
     dialLevel: predictive ? (s.governor?.dialLevel ?? 1) : null,
     abandonRate: predictive ? (s.governor?.rate ?? 0) : null,
     abandonRateMax: predictive ? s.abandonRateMax : null,
+    trunk: s.trunk,
   }
 }

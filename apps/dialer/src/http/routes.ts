@@ -8,6 +8,7 @@ export function dialerHealth(dialer: Dialer, ami: { state: string }): DialerHeal
     dialer: dialer.dialerId,
     ami: ami.state,
     database: dialer.databaseAvailable ? 'available' : 'unavailable',
+    trunk: dialer.trunk(),
   }
 }
 

@@ -1,12 +1,15 @@
 import { headerCopiesOf, secretCheck } from '@hold-dialer/rules'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
+import type { TrunkState } from '../calls/trunk-breaker.js'
 
 /** What /healthz says: the AMI connection's and the database's state, no secrets. */
 export interface DialerHealth {
   dialer: string
   ami: string
   database: 'available' | 'unavailable'
+  /** The trunk breaker: `open` while customer calls cannot be placed. */
+  trunk: TrunkState
 }
 
 export interface DialerHttpOptions {

@@ -14,6 +14,8 @@ export interface ConsoleLive {
   dialLevel: number | null
   abandonRate: number | null
   abandonRateMax: number | null
+  /** The trunk breaker (calls/trunk-breaker.ts): `open` while customer calls cannot be placed. */
+  trunk: { state: 'closed' | 'open'; failures: number; since: number | null; nextProbeAt: number | null }
 }
 
 const PROBLEM = { message: 'the database could not be read; retrying' }
