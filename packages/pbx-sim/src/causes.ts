@@ -7,6 +7,7 @@ export const Cause = {
   NoAnswer: 19,
   CallRejected: 21,
   Congestion: 34,
+  ChanNotImplemented: 66,
 } as const
 
 const CAUSE_TEXT: Record<number, string> = {
@@ -22,6 +23,7 @@ const CAUSE_TEXT: Record<number, string> = {
   38: 'Network out of order',
   41: 'Temporary failure',
   42: 'Switching equipment congestion',
+  66: 'Channel not implemented',
 }
 
 /** Asterisk answers "Unknown" for a cause it has no text for, including 0. */

@@ -140,6 +140,11 @@ export class PbxSim extends EventEmitter {
     this.core.agents.add(extension, setting)
   }
 
+  /** While down, no customer channel can be created (`PbxCore.trunkDown`); agents' desks still ring. */
+  setTrunkDown(down = true): void {
+    this.core.trunkDown = down
+  }
+
   setAgentDevice(extension: string, setting: AgentDeviceSetting): void {
     this.core.agents.add(extension, setting)
   }

@@ -174,3 +174,33 @@ t.test('events are only sent to logged-in sessions', async (t) => {
   t.equal(sim.agentDeviceState('3001'), 'NOT_INUSE')
   await anonymous.close()
 })
+
+t.test(
+  'trunk down: no customer channel in either mode, as Asterisk reports it; back up: dialed again',
+  async (t) => {
+    const { sim, c } = await setup()
+    t.teardown(() => sim.close())
+    sim.setOutcome('5551234567', { kind: 'busy' })
+    sim.setTrunkDown()
+    // Progressive: the desk answers, Dial finds no channel: no DialBegin, the desk hangs up with cause 66.
+    c.send(progressive('p1', '5551234567'))
+    const p1 = await callEnded(sim, 'p1', c)
+    t.match(p1, { outcome: 'failed', dialStatus: 'CHANUNAVAIL' })
+    t.same(p1.channels, ['PJSIP/1001-00000000'], 'only the desk had a channel')
+    t.same(
+      c
+        .events()
+        .filter((m) => ['Hangup', 'DialBegin'].includes(m.get('Event') ?? '') && m.get('Channel'))
+        .map(describe),
+      ['Hangup PJSIP/1001-00000000 66'],
+    )
+    // Predictive: OriginateResponse Failure Reason 0 naming the requested channel, nothing else.
+    c.send(predictive('q1', '5551234567'))
+    const q1 = await callEnded(sim, 'q1', c)
+    t.match(q1, { outcome: 'failed', channels: [] })
+    t.equal((await c.waitForEvent('OriginateResponse', { ActionID: 'q1' })).get('Reason'), '0')
+    sim.setTrunkDown(false)
+    c.send(progressive('p2', '5551234567'))
+    t.match(await callEnded(sim, 'p2', c), { outcome: 'busy', dialStatus: 'BUSY' })
+  },
+)

@@ -163,6 +163,16 @@ function dialedParties(core: PbxCore, caller: Channel, dest: Channel, exten: str
 function dialCustomer(core: PbxCore, caller: Channel, number: string, timeout: number): void {
   const { customerTechnology: tech, trunk } = core.config
   core.setCallerId(caller, parseCallerId(caller.vars.get('HD_CALLER_ID')))
+  if (core.trunkDown) {
+    // The channel request fails: no channel, no DialBegin; DIALSTATUS CHANUNAVAIL and the
+    // dialplan's Hangup() with the request's cause (66 for a technology that cannot create it, as
+    // the test bed's NoSuchTech/%s shows).
+    caller.application = 'Dial'
+    caller.call.record.dialStatus = 'CHANUNAVAIL'
+    core.log.setOutcome(caller.call, 'failed')
+    core.hangup(caller, Cause.ChanNotImplemented, 'system')
+    return
+  }
   const plan = core.planFor(number)
   caller.call.plan = plan
   // ${EXTEN} as dialed, its punctuation left out; a leading + is kept (`Local/+3612345201@customers`).

@@ -63,6 +63,12 @@ export class PbxCore {
   readonly agents: AgentRegistry
   readonly log: CallLog
   readonly globals = new Map<string, string>()
+  /**
+   * The trunk is down: no customer channel can be created (no Newchannel, no DialBegin), as when
+   * Dial's or Originate's channel request fails (a technology that cannot create the channel, a
+   * PJSIP endpoint with no reachable contact).
+   */
+  trunkDown = false
   private readonly outcomes = new Map<string, CustomerScript>()
   private readonly outcomeRng: Rng
   private readonly orderRng: Rng

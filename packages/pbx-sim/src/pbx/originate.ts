@@ -116,7 +116,7 @@ export function originate(core: PbxCore, req: OriginateRequest): Promise<Origina
         reach === 'idle' ? { kind: 'answer', ringSeconds: core.config.agentAnswerSeconds } : { kind: 'busy' }
     } else {
       call.plan = core.planFor(number ?? extension)
-      if (call.plan.result === 'fail') {
+      if (call.plan.result === 'fail' || core.trunkDown) {
         noChannel(core, call, 'failed')
         respond(false, Reason.Failure, null)
         return
