@@ -141,14 +141,14 @@ export class PredictiveEngine {
     // Worked out once per pass, as the progressive round does: the zones in hours, the caps' limits.
     const rules = this.#c.rules(now)
     let dialed = 0
-    // While the trunk breaker is open, at most one try now and then; customers on hold are still
-    // sent to agents below.
-    const allowed = this.#c.trunk?.permits() ?? Number.POSITIVE_INFINITY
+    // While the trunk breaker is open, at most one try now and then (asked before each line: it
+    // may open during the round); customers on hold are still sent to agents below.
+    const mayDial = () => (this.#c.trunk?.permits() ?? 1) > 0
     const busy = this.#c.busyHere()
     let idle = this.#c.agents.available(now, busy)
     if (this.#c.config.callbackMode === 'pinned') {
       for (const agent of idle) {
-        if (dialed >= allowed) break
+        if (!mayDial()) break
         const lead = await this.#claim(now, inHours, agent, rules)
         if (lead) {
           dialed += 1
@@ -181,7 +181,7 @@ export class PredictiveEngine {
       },
     })
     this.#last = decision
-    for (let i = 0; i < Math.min(decision.lines, allowed - dialed); i++) {
+    for (let i = 0; i < decision.lines && mayDial(); i++) {
       const lead = await this.#claim(now, inHours, null, rules)
       if (!lead) break
       dialed += 1

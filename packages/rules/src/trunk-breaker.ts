@@ -64,9 +64,13 @@ export class TrunkBreaker {
     return s.probe === null && now >= s.nextProbeAt ? 1 : 0
   }
 
-  /** A call was placed (`key` names it): while open, it is the try. */
-  placed(key: string): void {
-    if (this.#state.kind === 'open' && this.#state.probe === null) this.#state.probe = key
+  /**
+   * A call was placed (`key` names it): while open and a try is due, it is the try. (A call placed
+   * by a round that began before the breaker opened is not one.)
+   */
+  placed(key: string, now: number): void {
+    const s = this.#state
+    if (s.kind === 'open' && s.probe === null && now >= s.nextProbeAt) s.probe = key
   }
 
   /** A call ended; `key` is the one given to `placed`. */

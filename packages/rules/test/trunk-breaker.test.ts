@@ -16,7 +16,7 @@ t.test('closed: every call may be placed; created and neutral legs do not count'
   const b = new TrunkBreaker({ failures: 3, probeMs: PROBE_MS })
   t.equal(b.permits(0), Number.POSITIVE_INFINITY)
   t.notOk(b.open)
-  b.placed('a')
+  b.placed('a', 0)
   t.equal(b.record('a', 'not-created', 0), null)
   t.equal(b.record('b', 'not-created', 0), null)
   t.equal(b.record('c', 'created', 0), null, 'a created leg starts the count again')
@@ -33,15 +33,17 @@ t.test('N legs not created in a row open it: nothing until the probe time, then 
   t.equal(b.permits(1000), 0)
   t.equal(b.permits(1000 + PROBE_MS - 1), 0)
   t.equal(b.permits(1000 + PROBE_MS), 1)
-  b.placed('try-1')
+  b.placed('early', 1000 + PROBE_MS - 1)
+  t.match(b.state, { probe: null }, 'a call placed before the try is due is not the try')
+  b.placed('try-1', 1000 + PROBE_MS)
   t.equal(b.permits(1000 + PROBE_MS), 0, 'one try at a time')
-  b.placed('other')
+  b.placed('other', 1000 + PROBE_MS)
   t.match(b.state, { probe: 'try-1' }, 'only the first call placed is the try')
 })
 
 t.test('a try that fails sets the next one a probe period later', async (t) => {
   const b = tripped(t)
-  b.placed('try-1')
+  b.placed('try-1', 1000 + PROBE_MS)
   t.equal(b.record('try-1', 'not-created', 40_000), null)
   t.match(b.state, { kind: 'open', failures: 4, nextProbeAt: 40_000 + PROBE_MS, probe: null })
   t.equal(b.permits(40_000), 0)
@@ -50,7 +52,7 @@ t.test('a try that fails sets the next one a probe period later', async (t) => {
 
 t.test('a try that says nothing of the trunk lets the next go at once', async (t) => {
   const b = tripped(t)
-  b.placed('try-1')
+  b.placed('try-1', 1000 + PROBE_MS)
   t.equal(b.record('try-1', 'neutral', 40_000), null)
   t.match(b.state, { kind: 'open', failures: 3, nextProbeAt: 1000 + PROBE_MS, probe: null })
   t.equal(b.permits(40_000), 1)
@@ -58,7 +60,7 @@ t.test('a try that says nothing of the trunk lets the next go at once', async (t
 
 t.test('a try that gets through closes it', async (t) => {
   const b = tripped(t)
-  b.placed('try-1')
+  b.placed('try-1', 1000 + PROBE_MS)
   t.equal(b.record('try-1', 'created', 40_000), 'closed')
   t.strictSame(b.state, { kind: 'closed', failures: 0 })
   t.equal(b.permits(40_000), Number.POSITIVE_INFINITY)
@@ -66,7 +68,7 @@ t.test('a try that gets through closes it', async (t) => {
 
 t.test('calls placed before it opened: a failure changes nothing, a created leg closes it', async (t) => {
   const b = tripped(t)
-  b.placed('try-1')
+  b.placed('try-1', 1000 + PROBE_MS)
   t.equal(b.record('late', 'not-created', 2000), null)
   t.match(
     b.state,

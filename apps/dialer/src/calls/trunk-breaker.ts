@@ -66,7 +66,7 @@ export class DialerTrunkBreaker {
 
   /** A call is being placed (its ChannelId). */
   placed(key: string): void {
-    this.#breaker.placed(key)
+    this.#breaker.placed(key, this.now().getTime())
   }
 
   /** A call ended: what it says of the trunk moves the breaker. */
