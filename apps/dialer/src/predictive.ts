@@ -120,6 +120,11 @@ export class PredictiveEngine {
     return this.#ringing().length
   }
 
+  /** This dialer's customer lines whose originate failed, waiting for their last events. */
+  #failing(): number {
+    return this.#c.calls.active().filter((c) => c.mode === 'predictive' && c.failedAt).length
+  }
+
   /** This dialer's customer lines dialing, not yet answered. */
   #ringing(): TrackedCall[] {
     return this.#c.calls.active().filter((c) => c.mode === 'predictive' && !c.answeredAt && !c.failedAt)
@@ -163,7 +168,9 @@ export class PredictiveEngine {
       idleAgents: idle.length,
       soonFree: this.#c.agents.soonFree(now, busy, SOON_FREE_MS),
       waiting: this.#waiting.length,
-      inFlight: this.#inFlight(),
+      // A line whose originate failed is still counted until its call ends (a moment later): else
+      // a trunk that creates no channel is dialed again at every round meanwhile.
+      inFlight: this.#inFlight() + this.#failing(),
       answerRate: this.#answerRate(),
       window: this.#window,
       recent: { answered: this.#recent.length, abandoned: this.#recent.filter(Boolean).length },
