@@ -41,7 +41,10 @@ forEachDialect(t, async (t, database) => {
         // clock for a late channel event: the fixed clock is moved on while such calls end.
         let offset = 0
         const step = async () => {
-          if (mode === 'predictive') await at(h, (offset += 600))
+          if (mode === 'predictive') {
+            offset += 600
+            await at(h, offset)
+          }
           return false
         }
         await h.until('breaker open', async () => h.dialer.trunk().state === 'open' || step())
