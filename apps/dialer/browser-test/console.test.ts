@@ -119,7 +119,8 @@ forEachDialect(t, async (t, database) => {
       consoleRoutes({
         db,
         live: () => h.dialer.liveState(),
-        timezone: 'UTC',
+        // The rig's zone (middayZone): "today" holds the six hours of history whatever the hour.
+        timezone: h.config.timezone,
         logger: pino({ level: 'silent' }),
         timing: { centerPollMs: 500 },
       }),
