@@ -1,6 +1,6 @@
 import { parseConfig } from '@hold-dialer/rules'
 import t from 'tap'
-import { fakeClockEnv, MIDDAY_HOUR, middayZone } from '../src/testing/index.js'
+import { fakeClockEnv, MIDDAY_HOUR, middayZone, withoutFakeClock } from '../src/testing/index.js'
 
 const localHour = (at: Date, zone: string) =>
   Number(new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', hourCycle: 'h23' }).format(at))
@@ -38,4 +38,19 @@ t.test('fakeClockEnv: only the faked clock variables, none on the real clock', a
   )
   t.same(fakeClockEnv({ PATH: '/bin', FAKETIMEX: 'no' }), {})
   t.type(fakeClockEnv(), 'object', 'reads process.env by default')
+})
+
+t.test('withoutFakeClock: libfaketime out of LD_PRELOAD, no FAKETIME*, the rest kept', async (t) => {
+  t.same(
+    withoutFakeClock({
+      PATH: '/bin',
+      LD_PRELOAD: '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1:/lib/other.so',
+      FAKETIME: '+60s',
+      FAKETIME_DONT_FAKE_MONOTONIC: '1',
+      HOME: undefined,
+    }),
+    { PATH: '/bin', LD_PRELOAD: '/lib/other.so' },
+  )
+  t.same(withoutFakeClock({ LD_PRELOAD: '/x/libfaketime.so.1', TZ: 'UTC' }), { TZ: 'UTC' })
+  t.type(withoutFakeClock(), 'object', 'reads process.env by default')
 })

@@ -32,3 +32,22 @@ export function fakeClockEnv(env: NodeJS.ProcessEnv = process.env): Record<strin
   }
   return out
 }
+
+/**
+ * `env` without the faked clock: libfaketime taken out of LD_PRELOAD and no FAKETIME*. For a process
+ * that cannot run preloaded: Chromium's renderers die under libfaketime (nothing renders, the zygote
+ * reports them gone) even at a zero offset, so the browser test starts Chromium on the real clock.
+ */
+export function withoutFakeClock(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(env)) {
+    if (value === undefined || name === 'FAKETIME' || name.startsWith('FAKETIME_')) continue
+    if (name === 'LD_PRELOAD') {
+      const kept = value.split(/[:\s]+/).filter((lib) => lib && !/libfaketime/.test(lib))
+      if (kept.length) out[name] = kept.join(':')
+      continue
+    }
+    out[name] = value
+  }
+  return out
+}
