@@ -77,7 +77,7 @@ if (dialects.includes('mysql')) {
     // time (hdt_<pid>_<base36 ms>_<n>); only those over an hour old, so a run in progress is not hit.
     // Both times are the server's clock (testDatabaseName), which a faked clock here does not move.
     const [rows] = await conn.query("SHOW DATABASES LIKE 'hdt\\_%'")
-    const [[{ ms: serverNow }]] = await conn.query('SELECT ROUND(UNIX_TIMESTAMP(NOW(3)) * 1000) AS ms')
+    const [[{ ms: serverNow }]] = await conn.query('SELECT UNIX_TIMESTAMP() * 1000 AS ms')
     for (const row of rows) {
       const name = Object.values(row)[0]
       const created = Number.parseInt(name.split('_')[2] ?? '', 36)

@@ -42,7 +42,7 @@ let counter = 0
  * clock is faked (scripts/fake-clock.sh) neither drops another run's databases nor has its own dropped.
  */
 export async function testDatabaseName(conn: Connection, suffix: string | number): Promise<string> {
-  const [rows] = await conn.query('SELECT ROUND(UNIX_TIMESTAMP(NOW(3)) * 1000) AS ms')
+  const [rows] = await conn.query('SELECT UNIX_TIMESTAMP() * 1000 AS ms')
   const ms = Number((rows as Array<{ ms: string | number }>)[0]?.ms)
   return `hdt_${process.pid}_${ms.toString(36)}_${suffix}`
 }
