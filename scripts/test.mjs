@@ -75,11 +75,13 @@ if (dialects.includes('mysql')) {
     })
     // Drop test databases left behind by an interrupted earlier run: their names carry their creation
     // time (hdt_<pid>_<base36 ms>_<n>); only those over an hour old, so a run in progress is not hit.
+    // Both times are the server's clock (testDatabaseName), which a faked clock here does not move.
     const [rows] = await conn.query("SHOW DATABASES LIKE 'hdt\\_%'")
+    const [[{ ms: serverNow }]] = await conn.query('SELECT UNIX_TIMESTAMP() * 1000 AS ms')
     for (const row of rows) {
       const name = Object.values(row)[0]
       const created = Number.parseInt(name.split('_')[2] ?? '', 36)
-      if (!(Date.now() - created < 3_600_000)) await conn.query(`DROP DATABASE IF EXISTS \`${name}\``)
+      if (!(Number(serverNow) - created < 3_600_000)) await conn.query(`DROP DATABASE IF EXISTS \`${name}\``)
     }
     await conn.end()
   } catch (error) {

@@ -96,7 +96,9 @@ forEachDialect(t, async (t, database) => {
   t.test('a due callback sits in the overdial pool: dialed, answered, connected: Received', async (t) => {
     const r = await asteriskRig(t, database, asterisk, { env: PREDICTIVE })
     await agent(r, '1001')
-    await r.push(lead('D-CB', '5550008012', { priority_id: 2, callback_scheduled_at: '2020-01-01 10:00:00' }))
+    await r.push(
+      lead('D-CB', '5550008012', { priority_id: 2, callback_scheduled_at: '2020-01-01T10:00:00Z' }),
+    )
     t.match(await settled(r, 'D-CB'), { dial_status: 'Received', call_count: 1, callback_scheduled_at: null })
   })
 

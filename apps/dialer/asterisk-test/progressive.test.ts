@@ -159,7 +159,7 @@ forEachDialect(t, async (t, database) => {
       const r = await asteriskRig(t, database, asterisk)
       await agent(r, '2032')
       await r.push(
-        lead('P-CBR', '5550001032', { priority_id: 2, callback_scheduled_at: '2020-01-01 10:00:00' }),
+        lead('P-CBR', '5550001032', { priority_id: 2, callback_scheduled_at: '2020-01-01T10:00:00Z' }),
       )
       await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
       const row = await r.lead('P-CBR')
@@ -203,7 +203,9 @@ forEachDialect(t, async (t, database) => {
   t.test('a due callback is dialed and reaches the customer: Received', async (t) => {
     const r = await asteriskRig(t, database, asterisk)
     await agent(r, '1001')
-    await r.push(lead('P-CB', '5550001002', { priority_id: 2, callback_scheduled_at: '2020-01-01 10:00:00' }))
+    await r.push(
+      lead('P-CB', '5550001002', { priority_id: 2, callback_scheduled_at: '2020-01-01T10:00:00Z' }),
+    )
     t.match(await settled(r, 'P-CB'), { dial_status: 'Received', call_count: 1 })
   })
 })

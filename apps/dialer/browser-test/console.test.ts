@@ -5,7 +5,7 @@
 import { existsSync, mkdirSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import type { NewCallAttempt } from '@hold-dialer/db'
-import { forEachDialect } from '@hold-dialer/db/testing'
+import { forEachDialect, withoutFakeClock } from '@hold-dialer/db/testing'
 import { toDbTime } from '@hold-dialer/rules'
 import pino from 'pino'
 import { chromium } from 'playwright-core'
@@ -119,7 +119,8 @@ forEachDialect(t, async (t, database) => {
       consoleRoutes({
         db,
         live: () => h.dialer.liveState(),
-        timezone: 'UTC',
+        // The rig's zone (middayZone): "today" holds the six hours of history whatever the hour.
+        timezone: h.config.timezone,
         logger: pino({ level: 'silent' }),
         timing: { centerPollMs: 500 },
       }),
@@ -132,9 +133,15 @@ forEachDialect(t, async (t, database) => {
     executablePath: CHROMIUM,
     // CI runs as root, where Chromium's sandbox cannot start.
     args: ['--no-sandbox'],
+    // Chromium does not run under libfaketime (scripts/fake-clock.sh): its renderers die, even at a zero
+    // offset. It is started on the real clock, and the page is given this process's clock below.
+    env: withoutFakeClock(),
   })
   t.teardown(() => browser.close())
   const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } })
+  // The page reads the dialer's clock (faked or not) and it flows from there: durations count up from
+  // the dialer's times as they do when browser and dialer keep the same time.
+  await page.clock.install({ time: Date.now() })
   const problems: string[] = []
   page.on('pageerror', (err) => problems.push(String(err)))
   page.on('console', (msg) => {

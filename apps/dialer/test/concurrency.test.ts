@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { forEachDialect } from '@hold-dialer/db/testing'
+import { fakeClockEnv, forEachDialect } from '@hold-dialer/db/testing'
 import { toDbTime } from '@hold-dialer/rules'
 import t from 'tap'
 import { harness, lead } from './harness.js'
@@ -52,6 +52,7 @@ forEachDialect(t, async (t, database) => {
             stdio: 'ignore',
             env: {
               PATH: process.env.PATH ?? '',
+              ...fakeClockEnv(),
               DATABASE_URL: database.url,
               DIALER_ID: `dialer-${d}`,
               // Other dialers run on this host at the same time: this one does not listen (DIALER_HTTP_PORT).
@@ -60,7 +61,8 @@ forEachDialect(t, async (t, database) => {
               AMI_PORT: String(h.sim.port),
               AMI_USERNAME: 'dialer',
               AMI_SECRET: 'dialer-pass',
-              TIMEZONE: 'UTC',
+              // The rig's zone (middayZone): open all day, whatever the hour the test runs.
+              TIMEZONE: h.config.timezone,
               WORK_START: '00:00',
               WORK_END: '23:59',
               // Numbers are dialed at any hour here: the customers' calling hours are off too.

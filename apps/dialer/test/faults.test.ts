@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { forEachDialect, unlessAlreadyGone } from '@hold-dialer/db/testing'
+import { fakeClockEnv, forEachDialect, unlessAlreadyGone } from '@hold-dialer/db/testing'
 import { startPbxSim } from '@hold-dialer/pbx-sim'
 import { sql } from 'kysely'
 import t from 'tap'
@@ -61,6 +61,7 @@ forEachDialect(t, async (t, database) => {
       h.sim.setOutcome('5553000003', { kind: 'answer', ringSeconds: 1, talkSeconds: 100_000 })
       const env = {
         PATH: process.env.PATH ?? '',
+        ...fakeClockEnv(),
         DATABASE_URL: database.url,
         DIALER_ID: 'crash-test',
         // Other dialers run on this host at the same time: this one does not listen (DIALER_HTTP_PORT).
@@ -69,7 +70,8 @@ forEachDialect(t, async (t, database) => {
         AMI_PORT: String(h.sim.port),
         AMI_USERNAME: 'dialer',
         AMI_SECRET: 'dialer-pass',
-        TIMEZONE: 'UTC',
+        // The rig's zone (middayZone): open all day, whatever the hour the test runs.
+        TIMEZONE: h.config.timezone,
         WORK_START: '00:00',
         WORK_END: '23:59',
         // Numbers are dialed at any hour here: the customers' calling hours are off too.

@@ -1,7 +1,7 @@
 import { AmiClient } from '@hold-dialer/ami'
 import { ApiMetrics, buildApp, notConfiguredAmi, WarnLogBuffer } from '@hold-dialer/api'
 import type { Database } from '@hold-dialer/db'
-import type { TestDatabase } from '@hold-dialer/db/testing'
+import { middayZone, type TestDatabase } from '@hold-dialer/db/testing'
 import { type CustomerScript, type PbxSim, startPbxSim } from '@hold-dialer/pbx-sim'
 import { type Config, internationalForm, parseConfig, toDbTime } from '@hold-dialer/rules'
 import type { FastifyInstance } from 'fastify'
@@ -40,7 +40,11 @@ export interface Rig {
 
 export interface RigOptions {
   env?: Record<string, string>
-  /** Fixed clock for working-hours tests (ISO); default the real clock. */
+  /**
+   * Fixed clock for working-hours tests (ISO); default the real clock. On the fixed clock TIMEZONE is
+   * UTC; on the real one it is `middayZone` of the moment the rig starts (11:00-12:00 there), so the
+   * open-all-day window and the retry days do not depend on when the suite runs (docs/testing.md).
+   */
   now?: string
   timing?: Partial<DialerTiming>
   startDialer?: boolean
@@ -67,7 +71,7 @@ export async function rig(
     {
       DATABASE_URL: database.url,
       WS_SECRET: SECRET,
-      TIMEZONE: 'UTC',
+      TIMEZONE: options.now ? 'UTC' : middayZone(new Date()),
       WORK_START: '00:00',
       WORK_END: '23:59',
       // Numbers are dialed at any hour here: the customers' calling hours are off too.

@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { forEachDialect } from '@hold-dialer/db/testing'
+import { fakeClockEnv, forEachDialect } from '@hold-dialer/db/testing'
 import { startPbxSim } from '@hold-dialer/pbx-sim'
 import t, { type Test } from 'tap'
 
@@ -32,7 +32,7 @@ function port(t: Test, keep = false): Promise<number> {
 
 async function startDialer(t: Test, env: Record<string, string>): Promise<Started> {
   const child = spawn(process.execPath, ['--conditions=hold-dialer-src', '--import', 'tsx', mainTs], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', TIMEZONE: 'UTC', ...env },
+    env: { PATH: process.env.PATH ?? '', ...fakeClockEnv(), LOG_LEVEL: 'info', TIMEZONE: 'UTC', ...env },
   })
   let out = ''
   child.stdout?.on('data', (d) => (out += d))

@@ -102,7 +102,7 @@ forEachDialect(t, async (t, database) => {
     await h.addAgent('2005')
     await h.push(lead('O-PENDING', '5551000010'))
     await h.push(
-      lead('O-CALLBACK', '5551000011', { priority_id: 2, callback_scheduled_at: '2020-01-01 00:00:00' }),
+      lead('O-CALLBACK', '5551000011', { priority_id: 2, callback_scheduled_at: '2020-01-01T00:00:00Z' }),
     )
     await h.push(lead('O-RETRY', '5551000012'))
     await database.handle.kysely

@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { createTestDatabase, recordDialectResult, testDialects } from '@hold-dialer/db/testing'
+import { createTestDatabase, fakeClockEnv, recordDialectResult, testDialects } from '@hold-dialer/db/testing'
 import { sql } from 'kysely'
 import t, { type Test } from 'tap'
 
@@ -33,6 +33,7 @@ async function startDialer(t: Test, databaseUrl: string): Promise<Started> {
   const child = spawn(process.execPath, ['--conditions=hold-dialer-src', '--import', 'tsx', mainTs], {
     env: {
       PATH: process.env.PATH ?? '',
+      ...fakeClockEnv(),
       LOG_LEVEL: 'info',
       DATABASE_URL: databaseUrl,
       AMI_HOST: '127.0.0.1',

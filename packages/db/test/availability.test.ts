@@ -6,7 +6,7 @@ import { sql } from 'kysely'
 import { createConnection } from 'mysql2/promise'
 import t, { type Test } from 'tap'
 import { connect, DatabaseAvailability, type Db, unavailableReason } from '../src/index.js'
-import { createTestDatabase, testDialects, testMysqlUrl } from '../src/testing/index.js'
+import { createTestDatabase, testDatabaseName, testDialects, testMysqlUrl } from '../src/testing/index.js'
 
 interface Line {
   level: 'info' | 'warn'
@@ -221,7 +221,9 @@ if (testDialects().includes('mysql')) {
   })
 
   t.test('MySQL: an unknown database at start is migrated once it is created', async (t) => {
-    const name = `hdt_${process.pid}_${Date.now().toString(36)}_avail`
+    const admin = await adminConnection()
+    const name = await testDatabaseName(admin, 'avail')
+    await admin.end()
     const url = new URL(testMysqlUrl())
     url.pathname = `/${name}`
     t.teardown(async () => {

@@ -2,11 +2,13 @@ export { forEachDialect } from './for-each-dialect.js'
 export { unlessAlreadyGone } from './kill.js'
 export { mysqlOutage, type Outage, sqliteOutage } from './outage.js'
 export { TcpProxy } from './tcp-proxy.js'
+export { fakeClockEnv, MIDDAY_HOUR, middayZone, withoutFakeClock } from './test-clock.js'
 export {
   createTestDatabase,
   DEFAULT_TEST_MYSQL_URL,
   recordDialectResult,
   type TestDatabase,
+  testDatabaseName,
   testDialects,
   testMysqlUrl,
 } from './test-database.js'

@@ -2,7 +2,7 @@ import { appendFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createConnection } from 'mysql2/promise'
+import { type Connection, createConnection } from 'mysql2/promise'
 import { connect, type Db, type Dialect } from '../connect.js'
 import { migrate } from '../migrate.js'
 
@@ -36,6 +36,17 @@ export interface TestDatabase {
 
 let counter = 0
 
+/**
+ * A name for a test database: `hdt_<pid>_<base36 ms>_<suffix>`, the time read from the server's clock.
+ * `scripts/test.mjs` drops the `hdt_` databases over an hour old by that same clock, so a run whose own
+ * clock is faked (scripts/fake-clock.sh) neither drops another run's databases nor has its own dropped.
+ */
+export async function testDatabaseName(conn: Connection, suffix: string | number): Promise<string> {
+  const [rows] = await conn.query('SELECT UNIX_TIMESTAMP() * 1000 AS ms')
+  const ms = Number((rows as Array<{ ms: string | number }>)[0]?.ms)
+  return `hdt_${process.pid}_${ms.toString(36)}_${suffix}`
+}
+
 /** Creates a fresh, empty database of the dialect, migrated unless `migrate: false`. */
 export async function createTestDatabase(
   dialect: Dialect,
@@ -49,13 +60,13 @@ export async function createTestDatabase(
     cleanup = () => rm(dir, { recursive: true, force: true })
   } else {
     const admin = new URL(testMysqlUrl())
-    const name = `hdt_${process.pid}_${Date.now().toString(36)}_${counter++}`
     const conn = await createConnection({
       host: admin.hostname,
       port: Number(admin.port || 3306),
       user: decodeURIComponent(admin.username),
       password: decodeURIComponent(admin.password),
     })
+    const name = await testDatabaseName(conn, counter++)
     await conn.query(`CREATE DATABASE \`${name}\` CHARACTER SET utf8mb4`)
     await conn.end()
     const u = new URL(testMysqlUrl())
