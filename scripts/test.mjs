@@ -216,11 +216,14 @@ for (const pkg of PACKAGES) {
     const files = readdirSync(realDir)
       .filter((n) => n.endsWith('.test.ts'))
       .map((n) => `asterisk-test/${n}`)
-    // Coverage is gated on the suite every machine runs (above), not on this one.
+    // Coverage is gated on the suite every machine runs (above), not on this one. Every file at once
+    // (each has its own Asterisk): they wait on a real PBX's seconds and used a third of a core
+    // between them, so the longest file sets the time (TEST_JOBS, when set, caps it).
+    const asteriskJobs = process.env.TEST_JOBS ? jobs : Math.max(jobs, files.length)
     const ra = await runTap({
       label: `real-Asterisk tests (${pkg})`,
       tapBin: bin('tap'),
-      args: [jobsArg, '--disable-coverage', ...files],
+      args: [`--jobs=${asteriskJobs}`, '--disable-coverage', ...files],
       cwd: join(root, pkg),
       env,
       logFile: join(logDir, `${pkg.replaceAll('/', '-')}-asterisk.tap`),
