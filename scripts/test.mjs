@@ -161,6 +161,25 @@ if (!browser.ok) {
   out(`\n=== headless Chromium: ${browser.where}`)
 }
 
+// --- Test files run JOBS at a time within each package (tap's own default on a 2-core machine is 1).
+// Most files wait (pbx-sim's scaled clock, a real Asterisk's ring and hold seconds, MariaDB, child
+// processes) rather than compute: run one at a time, the whole suite used about a third of one core.
+// Every file has its own databases, ports, Asterisk and temporary folders, so they can overlap.
+// TEST_JOBS sets another count (1 runs them one by one, as before).
+const jobs = Number(process.env.TEST_JOBS || 4)
+if (!Number.isInteger(jobs) || jobs < 1) {
+  out(`\nFATAL: TEST_JOBS=${process.env.TEST_JOBS} is not a whole number of at least 1.`)
+  process.exit(1)
+}
+const jobsArg = `--jobs=${jobs}`
+
+// --- Coverage: measured and gated on each package's suite. `--no-coverage` leaves both out (CI's
+// Node 22 line, see .ci/run: the gate runs on the workspace's Node 24 only); the summary says so.
+const coverage = !process.argv.includes('--no-coverage')
+out(
+  `\n=== test files ${jobs} at a time per package${coverage ? '' : '; coverage: NOT MEASURED, left out by --no-coverage'}`,
+)
+
 const logDir = mkdtempSync(join(tmpdir(), 'hd-testlog-'))
 const log = join(logDir, 'dialects.jsonl')
 const env = { ...process.env, TEST_DIALECTS: dialects, HOLD_DIALER_TEST_LOG: log }
@@ -177,6 +196,7 @@ for (const pkg of PACKAGES) {
   const r = await runTap({
     label: `tests (${pkg})`,
     tapBin: bin('tap'),
+    args: coverage ? [jobsArg] : [jobsArg, '--disable-coverage'],
     cwd: join(root, pkg),
     env,
     logFile: join(logDir, `${pkg.replaceAll('/', '-')}.tap`),
@@ -186,21 +206,26 @@ for (const pkg of PACKAGES) {
   if (r.counts)
     files = { pass: files.pass + r.counts.pass, fail: files.fail + r.counts.total - r.counts.pass }
   if (r.status !== 0) failures.push(`tests (${pkg})`)
-  const coverage = checkCoverage(join(root, pkg), bin('tap'))
-  coverageLines.push(`coverage (${pkg}): ${coverage.text}`)
-  out(coverageLines.at(-1))
-  if (!coverage.ok) failures.push(`coverage (${pkg})`)
+  if (coverage) {
+    const c = checkCoverage(join(root, pkg), bin('tap'))
+    coverageLines.push(`coverage (${pkg}): ${c.text}`)
+    out(coverageLines.at(-1))
+    if (!c.ok) failures.push(`coverage (${pkg})`)
+  }
   const realDir = join(root, pkg, 'asterisk-test')
   if (asterisk.ok && existsSync(realDir) && hasTests(realDir)) {
     out(`\n=== real-Asterisk tests (${pkg})`)
     const files = readdirSync(realDir)
       .filter((n) => n.endsWith('.test.ts'))
       .map((n) => `asterisk-test/${n}`)
-    // Coverage is gated on the suite every machine runs (above), not on this one.
+    // Coverage is gated on the suite every machine runs (above), not on this one. Every file at once
+    // (each has its own Asterisk): they wait on a real PBX's seconds and used a third of a core
+    // between them, so the longest file sets the time (TEST_JOBS, when set, caps it).
+    const asteriskJobs = process.env.TEST_JOBS ? jobs : Math.max(jobs, files.length)
     const ra = await runTap({
       label: `real-Asterisk tests (${pkg})`,
       tapBin: bin('tap'),
-      args: ['--disable-coverage', ...files],
+      args: [`--jobs=${asteriskJobs}`, '--disable-coverage', ...files],
       cwd: join(root, pkg),
       env,
       logFile: join(logDir, `${pkg.replaceAll('/', '-')}-asterisk.tap`),
@@ -248,7 +273,7 @@ if (!filter.length || filter.some((f) => 'scripts'.includes(f))) {
   const r = await runTap({
     label: 'tests (scripts)',
     tapBin: bin('tap'),
-    args: ['--disable-coverage', ...scriptTests],
+    args: [jobsArg, '--disable-coverage', ...scriptTests],
     cwd: root,
     env,
     logFile: join(logDir, 'scripts.tap'),
@@ -290,6 +315,7 @@ out(
     ? `browser tap assertions: ${browserTests.pass} passed, ${browserTests.fail} failed`
     : `browser tests: NOT RUN (${browser.why})`,
 )
+if (!coverage) out('coverage: NOT MEASURED (--no-coverage), so no floor was checked')
 for (const line of coverageLines) out(line)
 if (failures.length) out(`failed steps: ${failures.join(', ')}`)
 out(`tap assertions: ${files.pass} passed, ${files.fail} failed`)

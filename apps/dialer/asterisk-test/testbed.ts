@@ -18,6 +18,14 @@ export const TESTBED_ENV: Record<string, string> = {
   HOLD_TIMEOUT_SECONDS: '6',
 }
 
+/** Pinned callbacks (Mode B) with one retry, as the pinned tests set them. */
+export const PINNED: Record<string, string> = {
+  CALLBACK_MODE: 'pinned',
+  RETRY_SECONDS: '0',
+  RETRY_PATTERN: '[2]',
+  MAX_TRIES: '2',
+}
+
 /** One real Asterisk for the whole test file, killed and removed at its end. */
 export async function startAsterisk(t: Test): Promise<Asterisk> {
   const asterisk = await Asterisk.start()

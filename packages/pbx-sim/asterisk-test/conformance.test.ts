@@ -225,6 +225,9 @@ async function play(
     if (responded && live.size === 0 && events.some((x) => header(x, 'event') === 'Hangup')) resolveDone()
   }
   ami.on('event', onEvent)
+  // Cleared once the call ends: left pending, each play's guard kept the test process alive for a
+  // minute after its call (about 50 s after the last test of every run).
+  let guard: NodeJS.Timeout | undefined
   try {
     const progressive = s.mode === 'progressive'
     await ami.action({
@@ -253,10 +256,13 @@ async function play(
     }
     await Promise.race([
       done,
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`${s.name}: call did not end`)), 60_000)),
+      new Promise((_, reject) => {
+        guard = setTimeout(() => reject(new Error(`${s.name}: call did not end`)), 60_000)
+      }),
     ])
     return events
   } finally {
+    clearTimeout(guard)
     ami.off('event', onEvent)
   }
 }

@@ -1,0 +1,4 @@
+import t from 'tap'
+import { modeRunTest } from './mode-run.js'
+
+modeRunTest(t, 'progressive')
