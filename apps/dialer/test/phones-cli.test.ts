@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { NewMasterRow } from '@hold-dialer/db'
-import { forEachDialect } from '@hold-dialer/db/testing'
+import { forEachDialect, storedLeadWithoutForm } from '@hold-dialer/db/testing'
 import t from 'tap'
 import { backfill, runPhonesCli, USAGE } from '../src/cli/phones.js'
 
@@ -18,35 +17,7 @@ async function phones(url: string, argv: string[], env: Record<string, string | 
 }
 
 /** A lead as an API of an earlier version stored it: digits only, no international form. */
-function lead(n: number, phone_number: string): NewMasterRow {
-  return {
-    oli_id: `bf-${n}`,
-    phone_number,
-    client_name: 'Test',
-    form_type: 'f',
-    priority_id: 1,
-    agent_id: null,
-    callback_scheduled_at: null,
-    dial_status: 'Pending',
-    last_dial_result: null,
-    hangup_by: null,
-    hangup_cause: null,
-    last_attempt_at: null,
-    first_attempt_at: null,
-    next_retry_at: null,
-    call_count: 0,
-    isReserved: 0,
-    isRnrSent: 0,
-    reserved_by: null,
-    reserved_at: null,
-    previous_status: null,
-    push_date: STAMP,
-    status: 1,
-    created_at: STAMP,
-    customer_tz: null,
-    phone_e164: null,
-  }
-}
+const lead = (n: number, phone: string) => storedLeadWithoutForm(`bf-${n}`, phone, STAMP)
 
 const NO_DATABASE = 'mysql://nobody@127.0.0.1:1/none'
 

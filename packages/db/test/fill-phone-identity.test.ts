@@ -5,44 +5,15 @@ import {
   fillDncIdentities,
   fillLeadIdentities,
   fillPhoneIdentities,
-  type NewMasterRow,
 } from '../src/index.js'
 import { writeLeadForms } from '../src/queries/fill-phone-identity.js'
-import { forEachDialect } from '../src/testing/index.js'
+import { forEachDialect, storedLeadWithoutForm } from '../src/testing/index.js'
 
 const STAMP = '2026-01-05 10:00:00.000'
 const US = { country: 'US', fallbackZone: 'America/Chicago' }
 
 /** A lead as an API of an earlier version stored it: digits only, no international form. */
-function lead(n: number, phone_number: string): NewMasterRow {
-  return {
-    oli_id: `fill-${n}`,
-    phone_number,
-    client_name: 'Test',
-    form_type: 'f',
-    priority_id: 1,
-    agent_id: null,
-    callback_scheduled_at: null,
-    dial_status: 'Pending',
-    last_dial_result: null,
-    hangup_by: null,
-    hangup_cause: null,
-    last_attempt_at: null,
-    first_attempt_at: null,
-    next_retry_at: null,
-    call_count: 0,
-    isReserved: 0,
-    isRnrSent: 0,
-    reserved_by: null,
-    reserved_at: null,
-    previous_status: null,
-    push_date: STAMP,
-    status: 1,
-    created_at: STAMP,
-    customer_tz: null,
-    phone_e164: null,
-  }
-}
+const lead = (n: number, phone: string) => storedLeadWithoutForm(`fill-${n}`, phone, STAMP)
 
 forEachDialect(t, async (t, database) => {
   const { kysely: db } = database.handle
