@@ -80,7 +80,7 @@ function fakeLive(): { state: ConsoleLive; live: () => ConsoleLive } {
     dialLevel: 1.5,
     abandonRate: 0.01,
     abandonRateMax: 0.03,
-    trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null },
+    trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null, trying: false },
   }
   return { state, live: () => ({ ...state, at: Date.now() }) }
 }
@@ -416,7 +416,7 @@ forEachDialect(t, async (t, database) => {
           dialer: 'd1',
           ami: 'connected',
           database: 'available',
-          trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null },
+          trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null, trying: false },
         }),
         ownAuth: [
           consoleRoutes({ db, live: fakeLive().live, timezone: ZONE, logger: pino({ level: 'silent' }) }),

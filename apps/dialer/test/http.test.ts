@@ -12,7 +12,7 @@ import { harness, lead } from './harness.js'
 
 const HTTP_SECRET = 'http-test-secret'
 const silent = pino({ level: 'silent' })
-const TRUNK_CLOSED = { state: 'closed' as const, failures: 0, since: null, nextProbeAt: null }
+const TRUNK_CLOSED = { state: 'closed' as const, failures: 0, since: null, nextProbeAt: null, trying: false }
 const health = () => ({ dialer: 'd1', ami: 'connected', database: 'available' as const, trunk: TRUNK_CLOSED })
 const secured: DialerHttpOptions['secured'] = [
   (app) => {

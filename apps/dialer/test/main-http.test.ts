@@ -94,7 +94,7 @@ forEachDialect(t, async (t, database) => {
       dialer: 'main-http-1',
       ami: 'connected',
       database: 'available',
-      trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null },
+      trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null, trying: false },
     })
     t.equal((await fetch(`${url}/metrics`)).status, 401)
     const metrics = await fetch(`${url}/metrics`, { headers: { 'x-access-key': HTTP_SECRET } })

@@ -13,6 +13,8 @@ export interface TrunkState {
   since: number | null
   /** When the next try may be placed; null while closed. */
   nextProbeAt: number | null
+  /** A try is under way (open only). */
+  trying: boolean
 }
 
 /**
@@ -104,7 +106,13 @@ export class DialerTrunkBreaker {
   snapshot(): TrunkState {
     const s = this.#breaker.state
     return s.kind === 'closed'
-      ? { state: 'closed', failures: s.failures, since: null, nextProbeAt: null }
-      : { state: 'open', failures: s.failures, since: s.since, nextProbeAt: s.nextProbeAt }
+      ? { state: 'closed', failures: s.failures, since: null, nextProbeAt: null, trying: false }
+      : {
+          state: 'open',
+          failures: s.failures,
+          since: s.since,
+          nextProbeAt: s.nextProbeAt,
+          trying: s.probe !== null,
+        }
   }
 }

@@ -15,7 +15,13 @@ export interface ConsoleLive {
   abandonRate: number | null
   abandonRateMax: number | null
   /** The trunk breaker (calls/trunk-breaker.ts): `open` while customer calls cannot be placed. */
-  trunk: { state: 'closed' | 'open'; failures: number; since: number | null; nextProbeAt: number | null }
+  trunk: {
+    state: 'closed' | 'open'
+    failures: number
+    since: number | null
+    nextProbeAt: number | null
+    trying: boolean
+  }
 }
 
 const PROBLEM = { message: 'the database could not be read; retrying' }
