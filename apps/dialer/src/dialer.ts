@@ -17,6 +17,7 @@ import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tra
 import { progressiveOriginate } from './calls/originate.js'
 import { originateCall } from './calls/originate-call.js'
 import { reconcileAfterLogin } from './calls/reconcile.js'
+import { releaseExpired } from './calls/release-expired.js'
 import { DialerTrunkBreaker } from './calls/trunk-breaker.js'
 import { type ClaimedLead, claimLead, DueProbeMemo } from './claim/claim.js'
 import { claimRules, type StoredZones } from './claim/rules.js'
@@ -28,8 +29,8 @@ import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
 import { readStoredZones } from './sql/customer-zones.js'
 import { refreshReservations, writeHeartbeat } from './sql/heartbeat.js'
+import { holdsClaim } from './sql/lock-reserved-lead.js'
 import { type QueueStats, queueStats } from './sql/queue-stats.js'
-import { expiredReservations, releaseReservation, releaseStaleAgents } from './sql/release-stale.js'
 
 export interface DialerDeps {
   config: Config
@@ -126,6 +127,8 @@ export class Dialer {
   readonly #zonesChecked = new Set<string>()
   readonly #predictive: PredictiveEngine | undefined
   readonly #trunk: DialerTrunkBreaker
+  /** Checks a claim that aged before its call was placed (calls/originate-call.ts). */
+  readonly #fence: { now(): Date; held(leadId: number, token: string): Promise<boolean> }
   #synced = false
   /** The sync under way; `#syncAgain`: a login came during it, so it runs once more after. */
   #syncRun: Promise<void> | undefined
@@ -158,6 +161,10 @@ export class Dialer {
       deps.logger,
       this.metrics,
     )
+    this.#fence = {
+      now: this.#now,
+      held: (leadId, token) => holdsClaim(deps.db.kysely, leadId, deps.dialerId, token),
+    }
     this.#availability =
       deps.availability ?? DatabaseAvailability.alreadyReady({ db: deps.db, log: deps.logger })
     this.#desks = new DeskStates(
@@ -199,6 +206,7 @@ export class Dialer {
         dueProbes: this.#dueProbes,
         busyHere: () => this.#calls.busyAgentIds(),
         trunk: this.#trunk,
+        fence: this.#fence,
         onClaimed: () => {
           this.stats.claims += 1
           this.metrics.claims.inc({ mode: 'predictive' })
@@ -523,11 +531,14 @@ export class Dialer {
         logger: this.#d.logger,
         metrics: this.metrics,
         trunk: this.#trunk,
+        fence: this.#fence,
       },
       {
         leadId: lead.id,
         oliId: lead.oli_id,
         phone: lead.phone_number,
+        phoneE164: lead.phone_e164,
+        claimToken: lead.claim_token,
         agent,
         startedAt: now,
         deadline: new Date(now.getTime() + (cfg.ringTimeoutSeconds + cfg.callTimeoutSeconds) * 1000),
@@ -567,11 +578,7 @@ export class Dialer {
     if (call.mode !== 'predictive' && call.agent && call.originateResponse?.success === false) {
       this.#agents.rest(call.agent.id)
     }
-    if (call.mode === 'predictive' && this.#predictive) {
-      this.#predictive.onFinished(call, result).catch((err: Error) => {
-        this.#d.logger.warn({ err }, 'governor count not written')
-      })
-    }
+    const count = call.mode === 'predictive' ? this.#predictive?.onFinished(call, result) : undefined
     this.#d.logger.info(
       {
         lead: call.leadId,
@@ -583,7 +590,7 @@ export class Dialer {
       },
       'call finished',
     )
-    this.#settles.write(call, result)
+    this.#settles.write(call, result, count)
   }
 
   /** Ring, talk and hold times of a finished call (histograms). */
@@ -739,17 +746,15 @@ export class Dialer {
     }
   }
 
-  /** Any dialer releases reservations whose holder stopped refreshing them (DECISIONS section 8). */
+  /** Any dialer releases reservations whose holder stopped refreshing them (calls/release-expired.ts). */
   async #releaseExpired(): Promise<void> {
-    const timeout = this.#d.config.reservationTimeoutSeconds
-    const { cutoff, rows } = await expiredReservations(this.#d.db.kysely, this.#now(), timeout)
-    let released = 0
-    for (const r of rows)
-      if (await releaseReservation(this.#d.db.kysely, r.id, r.reservedBy, cutoff)) released += 1
-    const agents = await releaseStaleAgents(this.#d.db.kysely, { olderThan: cutoff })
-    if (released > 0) this.metrics.releases.inc({ kind: 'lead' }, released)
-    if (agents > 0) this.metrics.releases.inc({ kind: 'agent' }, agents)
-    if (released + agents > 0)
-      this.#d.logger.warn({ released, agents, timeout }, 'released expired reservations')
+    await releaseExpired({
+      db: this.#d.db.kysely,
+      ami: this.#d.ami,
+      logger: this.#d.logger,
+      metrics: this.metrics,
+      now: this.#now(),
+      timeoutSeconds: this.#d.config.reservationTimeoutSeconds,
+    })
   }
 }

@@ -7,12 +7,13 @@ import type { Agent, AgentTracker } from './agents/agent-tracker.js'
 import { logCallPhase } from './calls/call-progress.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { predictiveOriginate } from './calls/originate.js'
-import { originateCall } from './calls/originate-call.js'
+import { type OriginateDeps, originateCall } from './calls/originate-call.js'
 import type { DialerTrunkBreaker } from './calls/trunk-breaker.js'
 import { type ClaimedLead, claimLead, type DueProbeMemo } from './claim/claim.js'
 import type { ClaimRules } from './claim/rules.js'
 import type { DialerMetrics } from './metrics.js'
-import { countAnswered, windowTotals } from './sql/abandon-stats.js'
+import type { AnsweredCount } from './settle.js'
+import { windowTotals } from './sql/abandon-stats.js'
 import { releaseAgent, takeAgent } from './sql/take-agent.js'
 
 export interface PredictiveContext {
@@ -37,6 +38,8 @@ export interface PredictiveContext {
   onClaimed(): void
   /** The trunk breaker: how many calls may be placed now, and told of each one placed. */
   trunk?: DialerTrunkBreaker
+  /** Checks a claim that aged before its call was placed (calls/originate-call.ts). */
+  fence?: OriginateDeps['fence']
   /** Claim latency and originates. */
   metrics?: DialerMetrics
 }
@@ -239,12 +242,15 @@ export class PredictiveEngine {
         logger: this.#c.logger,
         metrics: this.#c.metrics,
         trunk: this.#c.trunk,
+        fence: this.#c.fence,
       },
       {
         mode: 'predictive',
         leadId: lead.id,
         oliId: lead.oli_id,
         phone: lead.phone_number,
+        phoneE164: lead.phone_e164,
+        claimToken: lead.claim_token,
         agent: pinnedAgent,
         pinned: pinnedAgent !== null,
         startedAt: now,
@@ -397,13 +403,17 @@ export class PredictiveEngine {
     }
   }
 
-  /** A predictive call ended: count it for the governor and the answer rate. */
-  async onFinished(call: TrackedCall, result: CallResult): Promise<void> {
+  /**
+   * A predictive call ended: count it for the governor and the answer rate. Returns an answered
+   * call's count for the abandon-rate window, which the settle writes in its own transaction (and
+   * writes again, with the result, when the database was lost meanwhile).
+   */
+  onFinished(call: TrackedCall, result: CallResult): AnsweredCount | undefined {
     this.#drop(call)
-    if (result.outcome === 'Failed') return
+    if (result.outcome === 'Failed') return undefined
     if (!call.answeredAt) {
       if (result.answeredAt === null) this.#sample(false)
-      return
+      return undefined
     }
     const limitMs = this.#c.config.complianceSeconds * 1000
     const connectedInTime =
@@ -412,6 +422,6 @@ export class PredictiveEngine {
     if (!connectedInTime) this.#window.abandoned += 1
     this.#recent.push(!connectedInTime)
     if (this.#recent.length > RECENT_ANSWERED) this.#recent.shift()
-    await countAnswered(this.#c.db, this.#c.dialerId, call.answeredAt, !connectedInTime)
+    return { at: call.answeredAt, abandoned: !connectedInTime }
   }
 }

@@ -1,10 +1,12 @@
 import type { Logger } from 'pino'
+import { tokenOfKey } from './calls/call-key.js'
 import type { CallResult, TrackedCall } from './calls/call-tracker.js'
-import { type SettleContext, type SettleOutcome, settleCall } from './settle.js'
+import { type AnsweredCount, type SettleContext, type SettleOutcome, settleCall } from './settle.js'
 
 interface PendingSettle {
   call: TrackedCall
   result: CallResult
+  count: AnsweredCount | undefined
 }
 
 /**
@@ -39,14 +41,22 @@ export class SettleQueue {
     return this.#writing.size > 0
   }
 
-  write(call: TrackedCall, result: CallResult): void {
-    const job = settleCall(this.ctx, call, result)
-      .then((outcome) => {
+  /** `count`: an answered predictive call's count for the abandon-rate window, written with it. */
+  write(call: TrackedCall, result: CallResult, count?: AnsweredCount): void {
+    const job = settleCall(this.ctx, call, result, count)
+      .then(({ outcome, current }) => {
         this.onWritten(outcome, result)
-        if (outcome === 'not-ours') {
+        if (outcome === 'superseded') {
           this.logger.warn(
-            { lead: call.leadId },
-            'settle skipped: the reservation is no longer this dialer’s',
+            {
+              lead: call.leadId,
+              key: call.key,
+              token: tokenOfKey(call.key) ?? null,
+              leadToken: current?.token ?? null,
+              leadHolder: current?.holder ?? null,
+              outcome: result.outcome,
+            },
+            'late result: the lead is no longer held under this call’s claim; kept as a superseded attempt, the lead left as it is',
           )
         }
       })
@@ -54,7 +64,7 @@ export class SettleQueue {
         this.onWritten('error', result)
         const level = this.unavailable(err) ? 'debug' : 'error'
         this.logger[level]({ lead: call.leadId, err }, 'settle failed; kept to write again')
-        this.#pending.push({ call, result })
+        this.#pending.push({ call, result, count })
       })
       .finally(() => this.#writing.delete(job))
     this.#writing.add(job)
@@ -69,7 +79,7 @@ export class SettleQueue {
   async retry(): Promise<void> {
     for (const p of this.#pending.splice(0)) {
       this.onRetry()
-      this.write(p.call, p.result)
+      this.write(p.call, p.result, p.count)
     }
     await this.settled()
   }

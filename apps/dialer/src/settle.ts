@@ -1,4 +1,4 @@
-import { archiveLead, type Database, withTransaction } from '@hold-dialer/db'
+import { archiveLead, type Database, type NewCallAttempt, withTransaction } from '@hold-dialer/db'
 import {
   type CallingWindow,
   nextCallableMoment,
@@ -8,10 +8,12 @@ import {
   zonesOfColumn,
 } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
+import { tokenOfKey } from './calls/call-key.js'
 import type { CallResult, TrackedCall } from './calls/call-tracker.js'
 import { settlePlan } from './settle-plan.js'
+import { countAnswered } from './sql/abandon-stats.js'
 import { attemptTimesSince, recordAttempt } from './sql/attempts.js'
-import { lockReservedLead } from './sql/lock-reserved-lead.js'
+import { type CurrentHolder, lockReservedLead } from './sql/lock-reserved-lead.js'
 import { restoreLead } from './sql/restore-lead.js'
 import { queueRnrMail } from './sql/rnr-outbox.js'
 import { settleLead } from './sql/settle-lead.js'
@@ -32,64 +34,57 @@ export interface SettleContext {
   hours: WorkingHours
 }
 
-export type SettleOutcome = 'settled' | 'restored' | 'not-ours'
+export type SettleOutcome = 'settled' | 'restored' | 'superseded'
+
+/** What a settle wrote; `current`: who holds a lead a superseded call found claimed again. */
+export interface SettleReport {
+  outcome: SettleOutcome
+  current?: CurrentHolder
+}
+
+/** A predictive call's count for the abandon-rate window (hold_dialer_abandon_stats). */
+export interface AnsweredCount {
+  at: Date
+  abandoned: boolean
+}
 
 /**
  * Writes a finished call in one transaction: the attempt row, the lead's new state (the retry
- * schedule, pool mode's archive at max_tries, pinned mode's RNR mail), and the agent freed into
- * wrap-up. A failed originate restores the lead's previous status and counts nothing.
+ * schedule, pool mode's archive at max_tries, pinned mode's RNR mail), the agent freed into wrap-up
+ * and, for an answered predictive call, its count in the abandon-rate window (in the same
+ * transaction, so a settle written again after a lost connection counts it once). A failed
+ * originate restores the lead's previous status and counts nothing.
+ *
+ * Fenced by the call's claim (DECISIONS section 8): when the lead is no longer held under the
+ * claim that placed the call (released as stale and claimed again, or changed by an operator), the
+ * call is kept as a superseded attempt (`superseded` 1, `attempt_no` 0: a call the person received,
+ * counted by the per-number caps, not by the lead) and the lead is left as it is.
  */
 export async function settleCall(
   ctx: SettleContext,
   call: TrackedCall,
   result: CallResult,
-): Promise<SettleOutcome> {
+  count?: AnsweredCount,
+): Promise<SettleReport> {
   const now = ctx.now()
-  return withTransaction(ctx.db, async (trx) => {
+  return withTransaction(ctx.db, async (trx): Promise<SettleReport> => {
     const agentId = call.agent?.id
     const wrapUntil = new Date(now.getTime() + ctx.wrapSeconds * 1000)
-    const lead = await lockReservedLead(trx, call.leadId, ctx.dialerId)
+    if (count) await countAnswered(trx, ctx.dialerId, count.at, count.abandoned)
+    const { lead, superseded } = await lockReservedLead(trx, call.leadId, ctx.dialerId, tokenOfKey(call.key))
     if (!lead) {
+      if (result.outcome !== 'Failed') await recordAttempt(trx, attemptRow(ctx, call, result, null))
       if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, null)
-      return 'not-ours' as const
+      return { outcome: 'superseded', current: superseded }
     }
     if (result.outcome === 'Failed') {
       await restoreLead(trx, lead.id, lead.previous_status)
       if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, null)
-      return 'restored' as const
+      return { outcome: 'restored' }
     }
     const startedAt = toDbTime(call.startedAt)
     const callCount = lead.call_count + 1
-    await recordAttempt(trx, {
-      master_id: lead.id,
-      oli_id: lead.oli_id,
-      attempt_no: callCount,
-      dialer_id: ctx.dialerId,
-      dial_mode: ctx.dialMode,
-      // The agent the customer was connected to: in predictive mode only once the agent's leg joined.
-      agent_id:
-        call.agent && (call.mode === 'predictive' ? call.bridgedAt : result.answeredAt)
-          ? call.agent.id
-          : null,
-      agent_extension: call.agent?.extension ?? null,
-      phone_number: lead.phone_number,
-      phone_e164: lead.phone_e164,
-      action_id: call.actionId,
-      uniqueid: result.customerUniqueid,
-      linkedid: call.key,
-      outcome: result.outcome,
-      ami_dial_status: result.dialStatus,
-      originate_reason: result.originateReason,
-      hangup_cause: result.hangupCause,
-      hangup_cause_txt: result.hangupCauseTxt,
-      hangup_by: result.hangupBy,
-      started_at: startedAt,
-      answered_at: result.answeredAt && toDbTime(result.answeredAt),
-      ended_at: toDbTime(result.endedAt),
-      talk_seconds: result.answeredAt
-        ? Math.max(0, Math.round((result.endedAt.getTime() - result.answeredAt.getTime()) / 1000))
-        : null,
-    })
+    await recordAttempt(trx, attemptRow(ctx, call, result, lead))
     const firstAttemptAt = lead.first_attempt_at ?? startedAt
     const attempts = await attemptTimesSince(trx, lead.id, firstAttemptAt)
     const plan = settlePlan({
@@ -137,8 +132,49 @@ export async function settleCall(
     // Wrap-up follows a conversation; after a call nobody answered the agent is free at once.
     const talked = call.mode === 'predictive' ? call.bridgedAt !== undefined : result.answeredAt !== null
     if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, talked ? wrapUntil : null)
-    return 'settled' as const
+    return { outcome: 'settled' }
   })
+}
+
+/**
+ * A finished call's attempt row. `lead`: the lead it settles, locked (the attempt counts: its
+ * `attempt_no` is the lead's new call_count); null: a superseded call (kept, not counted).
+ */
+function attemptRow(
+  ctx: SettleContext,
+  call: TrackedCall,
+  result: CallResult,
+  lead: { call_count: number; phone_number: string; phone_e164: string | null } | null,
+): NewCallAttempt {
+  return {
+    master_id: call.leadId,
+    oli_id: call.oliId,
+    attempt_no: lead ? lead.call_count + 1 : 0,
+    superseded: lead ? 0 : 1,
+    dialer_id: ctx.dialerId,
+    dial_mode: ctx.dialMode,
+    // The agent the customer was connected to: in predictive mode only once the agent's leg joined.
+    agent_id:
+      call.agent && (call.mode === 'predictive' ? call.bridgedAt : result.answeredAt) ? call.agent.id : null,
+    agent_extension: call.agent?.extension ?? null,
+    phone_number: lead?.phone_number ?? call.phone,
+    phone_e164: lead ? lead.phone_e164 : call.phoneE164,
+    action_id: call.actionId,
+    uniqueid: result.customerUniqueid,
+    linkedid: call.key,
+    outcome: result.outcome,
+    ami_dial_status: result.dialStatus,
+    originate_reason: result.originateReason,
+    hangup_cause: result.hangupCause,
+    hangup_cause_txt: result.hangupCauseTxt,
+    hangup_by: result.hangupBy,
+    started_at: toDbTime(call.startedAt),
+    answered_at: result.answeredAt && toDbTime(result.answeredAt),
+    ended_at: toDbTime(result.endedAt),
+    talk_seconds: result.answeredAt
+      ? Math.max(0, Math.round((result.endedAt.getTime() - result.answeredAt.getTime()) / 1000))
+      : null,
+  }
 }
 
 /**

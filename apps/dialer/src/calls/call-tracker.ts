@@ -17,6 +17,8 @@ export interface CallStart {
   leadId: number
   oliId: string
   phone: string
+  /** The number's international form (NULL: not worked out): a superseded call's attempt keeps it. */
+  phoneE164: string | null
   agent: Agent | null
   startedAt: Date
   /** No result by then: settled from what is known (a lost Hangup must not hold a lead forever). */
@@ -252,10 +254,10 @@ export class CallTracker {
     }
   }
 
-  /** The Originate action itself was refused: nothing was placed. */
-  originateRefused(key: string): void {
+  /** The Originate action itself was refused (or never sent, `why`): nothing was placed. */
+  originateRefused(key: string, why = 'Originate refused by the PBX'): void {
     const call = this.#calls.get(key)
-    if (call) this.#finish(call, { outcome: 'Failed', why: 'Originate refused by the PBX' })
+    if (call) this.#finish(call, { outcome: 'Failed', why })
   }
 
   /** Settles calls past their deadlines from what is known; returns them (the caller hangs up their legs). */

@@ -1,16 +1,8 @@
-import { randomBytes } from 'node:crypto'
 import type { AmiClient } from '@hold-dialer/ami'
 import type { Logger } from 'pino'
 import type { DialerMetrics } from '../metrics.js'
+import { callKey } from './call-key.js'
 import type { CallStart, CallTracker } from './call-tracker.js'
-
-/**
- * The ChannelId of a call: `hd-<lead id>-<random>`. Asterisk makes it the originated channel's
- * Uniqueid and every channel's Linkedid, so a restarted dialer finds its own calls by the prefix.
- */
-export function callKeyPrefix(leadId: number): string {
-  return `hd-${leadId}-`
-}
 
 export interface OriginateDeps {
   ami: AmiClient
@@ -20,23 +12,46 @@ export interface OriginateDeps {
   metrics?: DialerMetrics
   /** Told of each call placed: while open, the first is its try (calls/trunk-breaker.ts). */
   trunk?: { placed(key: string): void }
+  /** Asked before a call whose claim is older than CLAIM_RECHECK_MS: is the lead still held under it? */
+  fence?: { now(): Date; held(leadId: number, token: string): Promise<boolean> }
 }
 
 /**
- * Places one call, progressive or predictive: follows it in the tracker before the Originate is sent
- * (its first events can arrive before the reply), and tells a refusal (final: the call is settled as
- * never placed) from a timeout (the call may still have been placed: its events are awaited until
- * the originate deadline). Returns false when the Originate was not accepted.
+ * A claim older than this when its call is about to be placed (the dialer was paused, or the
+ * database slow) is checked again first: meanwhile another dialer may have released it as stale and
+ * dialed the lead, and the customer must not be rung twice at once.
+ */
+export const CLAIM_RECHECK_MS = 2000
+
+/**
+ * Places one call, progressive or predictive, named after its claim (calls/call-key.ts): follows it
+ * in the tracker before the Originate is sent (its first events can arrive before the reply), and
+ * tells a refusal (final: the call is settled as never placed) from a timeout (the call may still
+ * have been placed: its events are awaited until the originate deadline). Returns false when the
+ * Originate was not accepted.
  */
 export async function originateCall(
   deps: OriginateDeps,
-  start: Omit<CallStart, 'key' | 'actionId'>,
+  start: Omit<CallStart, 'key' | 'actionId'> & { claimToken: string },
   action: (ids: { key: string; actionId: string }) => Record<string, unknown>,
   log: Record<string, unknown>,
 ): Promise<boolean> {
-  const key = `${callKeyPrefix(start.leadId)}${randomBytes(4).toString('hex')}`
+  const { claimToken, ...call } = start
+  const key = callKey(start.leadId, claimToken)
   const actionId = deps.ami.nextActionId()
-  deps.calls.add({ ...start, key, actionId })
+  const stale = deps.fence && deps.fence.now().getTime() - start.startedAt.getTime() > CLAIM_RECHECK_MS
+  if (stale && !(await deps.fence?.held(start.leadId, claimToken))) {
+    deps.logger.warn(
+      { lead: start.leadId, key },
+      'not dialed: the claim was lost before its call was placed (the lead was released and claimed again)',
+    )
+    // Settled as never placed: the settle finds the lead no longer held, writes nothing to it and
+    // frees the agent the claim took.
+    deps.calls.add({ ...call, key, actionId })
+    deps.calls.originateRefused(key, 'claim lost before the call was placed')
+    return false
+  }
+  deps.calls.add({ ...call, key, actionId })
   deps.trunk?.placed(key)
   deps.logger.info({ lead: start.leadId, oli_id: start.oliId, key, ...log }, 'calling')
   try {

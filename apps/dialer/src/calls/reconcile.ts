@@ -5,10 +5,15 @@ import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { AgentTracker } from '../agents/agent-tracker.js'
 import type { SettleQueue } from '../settle-queue.js'
-import { ownReservations, releaseReservation, releaseStaleAgents } from '../sql/release-stale.js'
+import {
+  type OwnReservation,
+  ownReservations,
+  releaseReservation,
+  releaseStaleAgents,
+} from '../sql/release-stale.js'
+import { callKey, isCallOfLead } from './call-key.js'
 import type { CallTracker, LiveChannel } from './call-tracker.js'
 import { agentChannel } from './originate.js'
-import { callKeyPrefix } from './originate-call.js'
 
 export interface ReconcileDeps {
   config: Config
@@ -27,6 +32,10 @@ export interface ReconcileDeps {
  * follow again this dialer's calls of a previous run that are still live, and release its
  * reservations that have no live channel (a restart after a crash). Nothing is counted for a
  * released lead: its previous status comes back.
+ *
+ * A call is adopted only when its key is the reservation's own (`hd-<lead>-<claim token>`): a
+ * channel of the same lead placed under another claim is not this reservation's call, and while one
+ * is up the reservation is not released either (the lead has a call at the PBX).
  */
 export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
   const channels = await d.ami.listAction({ action: 'CoreShowChannels' })
@@ -42,10 +51,21 @@ export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
   let released = 0
   for (const row of await ownReservations(d.db, d.dialerId)) {
     if (tracked.has(row.id) || pending.has(row.id)) continue
-    const prefix = callKeyPrefix(row.id)
-    const legs = channels.filter((c) => header(c, 'linkedid')?.startsWith(prefix))
-    if (legs.length > 0) adopt(d, row.id, row.oli_id, legs)
-    else if (await releaseReservation(d.db, row.id, d.dialerId)) released += 1
+    const ofLead = channels.filter((c) => isCallOfLead(header(c, 'linkedid'), row.id))
+    // A reservation from before claim tokens: its call is known by the lead alone.
+    const key = row.claim_token === null ? undefined : callKey(row.id, row.claim_token)
+    const own = key === undefined ? ofLead : ofLead.filter((c) => header(c, 'linkedid') === key)
+    if (own.length > 0) adopt(d, row, own)
+    else if (ofLead.length > 0) {
+      d.logger.warn(
+        {
+          lead: row.id,
+          token: row.claim_token,
+          live: [...new Set(ofLead.map((c) => header(c, 'linkedid')))],
+        },
+        'a call of this lead under another claim is live: not adopted, and the reservation is kept while it lasts',
+      )
+    } else if (await releaseReservation(d.db, row.id, d.dialerId, { token: row.claim_token })) released += 1
   }
   await releaseStaleAgents(d.db, { heldBy: d.dialerId, except: [...d.calls.busyAgentIds()] })
   if (released > 0)
@@ -57,7 +77,7 @@ export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
  * CoreShowChannels, its end from their Hangup events) and settle it when it ends, so a customer who
  * is talking is not released and dialed again.
  */
-function adopt(d: ReconcileDeps, leadId: number, oliId: string, legs: AmiMessage[]): void {
+function adopt(d: ReconcileDeps, row: OwnReservation, legs: AmiMessage[]): void {
   const key = header(legs[0]!, 'linkedid')!
   const channels: LiveChannel[] = legs.map((l) => ({
     uniqueid: header(l, 'uniqueid') ?? '',
@@ -82,9 +102,10 @@ function adopt(d: ReconcileDeps, leadId: number, oliId: string, legs: AmiMessage
       key,
       mode: d.config.dialMode,
       actionId: `adopted-${key}`,
-      leadId,
-      oliId,
-      phone: '',
+      leadId: row.id,
+      oliId: row.oli_id,
+      phone: row.phone_number,
+      phoneE164: row.phone_e164,
       agent: agent ?? null,
       startedAt: now,
       deadline,
@@ -93,7 +114,7 @@ function adopt(d: ReconcileDeps, leadId: number, oliId: string, legs: AmiMessage
     channels,
   )
   d.logger.warn(
-    { lead: leadId, legs: legs.length },
+    { lead: row.id, key, legs: legs.length },
     'a call of a previous run is still live: following it to its end',
   )
 }

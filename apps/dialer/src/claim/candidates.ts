@@ -35,9 +35,13 @@ type ClaimedColumns = Pick<MasterRow, (typeof CLAIMED_COLUMNS)[number]>
  */
 export type Candidate = ClaimedColumns & { claim_group: number; claim_part: number; dnc: number }
 
-/** A claimed lead: its claimed columns, with the status it had before the claim as `previous_status`. */
+/**
+ * A claimed lead: its claimed columns, with the status it had before the claim as `previous_status`
+ * and the claim's token (`claim_token`, calls/call-key.ts).
+ */
 export type ClaimedLead = Omit<ClaimedColumns, 'dial_status' | 'next_retry_at'> & {
   previous_status: DialStatus
+  claim_token: string
 }
 
 export type Category = 'callback' | 'retry' | 'pending'
@@ -342,7 +346,7 @@ export function firstCandidate(
 }
 
 /** What the claim returns of the candidate it reserved. */
-export function claimedLead(c: Candidate): ClaimedLead {
+export function claimedLead(c: Candidate, token: string): ClaimedLead {
   const {
     dial_status,
     next_retry_at: _retryAt,
@@ -351,5 +355,5 @@ export function claimedLead(c: Candidate): ClaimedLead {
     dnc: _dnc,
     ...rest
   } = c
-  return { ...rest, previous_status: dial_status }
+  return { ...rest, previous_status: dial_status, claim_token: token }
 }

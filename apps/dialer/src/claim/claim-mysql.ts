@@ -1,4 +1,5 @@
 import { type Db, withBatchTransaction } from '@hold-dialer/db'
+import { newClaimToken } from '../calls/call-key.js'
 import {
   type Candidate,
   type ClaimedLead,
@@ -81,15 +82,17 @@ export function claimMysql(db: Db, req: LeadClaim, memo?: DueProbeMemo): Promise
         continue
       }
 
+      const token = newClaimToken()
       if (req.agentId === null) {
-        await session.run([reserveLeadStatement(best, req)], { commit: true })
+        await session.run([reserveLeadStatement(best, req, token)], { commit: true })
       } else {
-        const [reserved] = await session.run([reserveLeadTakingAgentStatement(best, req.agentId, req)], {
-          commit: true,
-        })
+        const [reserved] = await session.run(
+          [reserveLeadTakingAgentStatement(best, req.agentId, req, token)],
+          { commit: true },
+        )
         if (reserved!.affectedRows !== 2) return undefined
       }
-      return claimedLead(best)
+      return claimedLead(best, token)
     }
     await session.run([], { commit: true })
     return undefined

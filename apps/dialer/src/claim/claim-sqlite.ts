@@ -5,6 +5,7 @@ import {
   type Statement,
   withBatchTransaction,
 } from '@hold-dialer/db'
+import { newClaimToken } from '../calls/call-key.js'
 import {
   type Candidate,
   type ClaimedLead,
@@ -74,8 +75,9 @@ async function claimInGroup(
       ended += 1
       continue
     }
-    await session.run([reserveLeadStatement(best, req)])
-    return { lead: claimedLead(best), ended }
+    const token = newClaimToken()
+    await session.run([reserveLeadStatement(best, req, token)])
+    return { lead: claimedLead(best, token), ended }
   }
   if (ended > 0 && req.agentId !== null) await session.run([freeAgentStatement(req.agentId, req)])
   return { lead: undefined, ended }

@@ -30,13 +30,16 @@ export function freeAgentStatement(agentId: number, req: LeadClaim): Statement {
   }
 }
 
-/** Reserves the claimed lead for this dialer: Calling, its status kept to restore if the originate fails. */
-export function reserveLeadStatement(lead: Candidate, req: LeadClaim): Statement {
+/**
+ * Reserves the claimed lead for this dialer: Calling, its status kept to restore if the originate
+ * fails, and the claim's token (calls/call-key.ts) that fences every later write to it.
+ */
+export function reserveLeadStatement(lead: Candidate, req: LeadClaim, token: string): Statement {
   const at = toDbTime(req.now)
   return {
     sql: `UPDATE hold_dialer_master_data SET previous_status = ?, dial_status = 'Calling', isReserved = 1,
-            reserved_by = ?, reserved_at = ? WHERE id = ?`,
-    params: [lead.dial_status, req.dialerId, at, lead.id],
+            reserved_by = ?, reserved_at = ?, claim_token = ? WHERE id = ?`,
+    params: [lead.dial_status, req.dialerId, at, token, lead.id],
   }
 }
 
@@ -45,13 +48,18 @@ export function reserveLeadStatement(lead: Candidate, req: LeadClaim): Statement
  * rows), or neither does when another dialer has the agent (then the lead, only read and locked, is
  * left as it was).
  */
-export function reserveLeadTakingAgentStatement(lead: Candidate, agentId: number, req: LeadClaim): Statement {
+export function reserveLeadTakingAgentStatement(
+  lead: Candidate,
+  agentId: number,
+  req: LeadClaim,
+  token: string,
+): Statement {
   const at = toDbTime(req.now)
   return {
     sql: `UPDATE hold_dialer_master_data m JOIN dialer_employee e ON e.id = ? AND e.on_call_by IS NULL
             SET m.previous_status = ?, m.dial_status = 'Calling', m.isReserved = 1, m.reserved_by = ?,
-            m.reserved_at = ?, e.on_call_by = ?, e.on_call_since = ? WHERE m.id = ?`,
-    params: [agentId, lead.dial_status, req.dialerId, at, req.dialerId, at, lead.id],
+            m.reserved_at = ?, m.claim_token = ?, e.on_call_by = ?, e.on_call_since = ? WHERE m.id = ?`,
+    params: [agentId, lead.dial_status, req.dialerId, at, token, req.dialerId, at, lead.id],
   }
 }
 

@@ -6,7 +6,10 @@ export async function recordAttempt(trx: Transaction<Database>, attempt: NewCall
   await trx.insertInto('hold_dialer_call_attempts').values(attempt).execute()
 }
 
-/** Start times of the lead's attempts since its first attempt (the retry schedule's input). */
+/**
+ * Start times of the lead's attempts since its first attempt (the retry schedule's input); a
+ * superseded call (settle.ts) is not one of them.
+ */
 export async function attemptTimesSince(
   trx: Transaction<Database>,
   masterId: number,
@@ -17,6 +20,7 @@ export async function attemptTimesSince(
     .select('started_at')
     .where('master_id', '=', masterId)
     .where('started_at', '>=', since)
+    .where('superseded', '=', 0)
     .orderBy('started_at')
     .execute()
   return rows.map((r) => fromDbTime(r.started_at))

@@ -4,11 +4,13 @@ import { toDbTime } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
 import { restoreLead } from './restore-lead.js'
 
+export type OwnReservation = Awaited<ReturnType<typeof ownReservations>>[number]
+
 /** This dialer's reservations, for the start-up check against the PBX's live channels. */
 export async function ownReservations(db: Kysely<Database>, dialerId: string) {
   const rows = await db
     .selectFrom('hold_dialer_master_data')
-    .select(['id', 'oli_id', 'previous_status', 'reserved_at'])
+    .select(['id', 'oli_id', 'phone_number', 'phone_e164', 'previous_status', 'reserved_at', 'claim_token'])
     .where('isReserved', '=', 1)
     .where('reserved_by', '=', dialerId)
     .execute()
@@ -17,15 +19,17 @@ export async function ownReservations(db: Kysely<Database>, dialerId: string) {
 
 /**
  * Releases one reservation, restoring its previous status with `call_count` unchanged, but only if it
- * is still held by `heldBy` (and, when given, not refreshed since `notAfter`): a settle or a refresh
- * that got there first wins.
+ * is still held by `heldBy` under the claim `token` (NULL: a reservation from before claim tokens)
+ * and, when given, not refreshed since `notAfter`: a settle, a refresh or a new claim that got there
+ * first wins.
  */
 export async function releaseReservation(
   db: Kysely<Database>,
   id: number,
   heldBy: string,
-  notAfter?: string,
+  fence: { token: string | null; notAfter?: string },
 ): Promise<boolean> {
+  const { token, notAfter } = fence
   return withTransaction(db, async (trx) => {
     let q = trx
       .selectFrom('hold_dialer_master_data')
@@ -33,6 +37,7 @@ export async function releaseReservation(
       .where('id', '=', id)
       .where('isReserved', '=', 1)
       .where('reserved_by', '=', heldBy)
+      .where('claim_token', token === null ? 'is' : '=', token)
     if (notAfter) q = q.where('reserved_at', '<', notAfter)
     // Locked, so a settle of the same lead committing meanwhile is seen, not overwritten.
     if (dialectOf(trx) === 'mysql') q = q.forUpdate()
@@ -51,12 +56,15 @@ export async function expiredReservations(db: Kysely<Database>, now: Date, timeo
   const cutoff = toDbTime(new Date(now.getTime() - timeoutSeconds * 1000))
   const rows = await db
     .selectFrom('hold_dialer_master_data')
-    .select(['id', 'reserved_by'])
+    .select(['id', 'reserved_by', 'claim_token'])
     .where('isReserved', '=', 1)
     .where('reserved_at', '<', cutoff)
     .limit(500)
     .execute()
-  return { cutoff, rows: rows.map((r) => ({ id: Number(r.id), reservedBy: r.reserved_by ?? '' })) }
+  return {
+    cutoff,
+    rows: rows.map((r) => ({ id: Number(r.id), reservedBy: r.reserved_by ?? '', token: r.claim_token })),
+  }
 }
 
 /** Agents held on a call by a dialer that stopped refreshing them (or by this dialer before a restart). */

@@ -5,7 +5,7 @@ export interface CallAttemptTable {
   id: Generated<number>
   master_id: number
   oli_id: string
-  /** 1-based attempt number (`call_count` after this attempt). */
+  /** 1-based attempt number (`call_count` after this attempt); 0 on a superseded call. */
   attempt_no: number
   dialer_id: string
   dial_mode: 'progressive' | 'predictive'
@@ -31,6 +31,12 @@ export interface CallAttemptTable {
   answered_at: string | null
   ended_at: string
   talk_seconds: number | null
+  /**
+   * 1: the lead had been claimed again (or released) by the time this call ended, so the call did
+   * not count for the lead (its call_count, tries and retry schedule are the newer claim's); it
+   * still counts as a call to the person (the per-number caps).
+   */
+  superseded: Generated<number>
 }
 
 export type CallAttempt = Selectable<CallAttemptTable>

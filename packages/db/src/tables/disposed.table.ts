@@ -12,7 +12,7 @@ export type DisposedReason = 'ticket_close' | 'max_tries' | 'dnc' | 'unreadable_
  * `call_count` reaches `max_tries`. The same `oli_id` may be archived more than once (pushed again
  * after a Close), so it is indexed, not unique; `master_id` keeps the master row's id.
  */
-export interface DisposedTable extends Omit<MasterTable, 'id'> {
+export interface DisposedTable extends Omit<MasterTable, 'id' | 'claim_token'> {
   id: Generated<number>
   master_id: number
   disposed_at: string

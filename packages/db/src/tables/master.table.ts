@@ -46,6 +46,12 @@ export interface MasterTable {
    * number cannot be read (never dialed); NULL until worked out for a row written before the column.
    */
   phone_e164: string | null
+  /**
+   * The token of the claim that holds the reservation (8 hex digits), set by every claim: the call it
+   * places is `hd-<id>-<token>`, and a settle, restore or adoption writes only while it is still
+   * this. NULL on a lead not claimed since the column exists. Not copied to the archive.
+   */
+  claim_token: string | null
 }
 
 export type MasterRow = Selectable<MasterTable>

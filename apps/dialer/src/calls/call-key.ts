@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto'
+
+// A call's key, and the claim token it carries (DECISIONS section 8, fencing). Each claim stores a
+// fresh token with the reservation (`claim_token`); the call it places is `hd-<lead id>-<token>`,
+// given to Originate as ChannelId, so Asterisk makes it the originated channel's Uniqueid and every
+// channel's Linkedid. From a live channel, then, a dialer knows the lead (the prefix) and the claim
+// (the whole key): it adopts only a call whose key is its own reservation's, and it releases a
+// reservation only when no channel of that lead is up.
+
+/** A new claim token: 8 hex digits. */
+export function newClaimToken(): string {
+  return randomBytes(4).toString('hex')
+}
+
+/** The prefix every call of a lead carries: `hd-<lead id>-`. */
+export function callKeyPrefix(leadId: number): string {
+  return `hd-${leadId}-`
+}
+
+/** The key of the call a claim places. */
+export function callKey(leadId: number, token: string): string {
+  return `${callKeyPrefix(leadId)}${token}`
+}
+
+/** The claim token a call's key carries (`undefined` when the key is not of that shape). */
+export function tokenOfKey(key: string): string | undefined {
+  return /^hd-\d+-([0-9a-f]+)$/.exec(key)?.[1]
+}
+
+/** Whether a channel's Linkedid belongs to a call of this lead, whichever claim placed it. */
+export function isCallOfLead(linkedid: string | undefined, leadId: number): boolean {
+  return linkedid?.startsWith(callKeyPrefix(leadId)) === true
+}

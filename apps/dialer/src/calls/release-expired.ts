@@ -1,0 +1,62 @@
+import { type AmiClient, header } from '@hold-dialer/ami'
+import type { Database } from '@hold-dialer/db'
+import type { Kysely } from 'kysely'
+import type { Logger } from 'pino'
+import type { DialerMetrics } from '../metrics.js'
+import { expiredReservations, releaseReservation, releaseStaleAgents } from '../sql/release-stale.js'
+import { isCallOfLead } from './call-key.js'
+
+export interface ReleaseExpiredDeps {
+  db: Kysely<Database>
+  ami: AmiClient
+  logger: Logger
+  metrics: DialerMetrics
+  now: Date
+  timeoutSeconds: number
+}
+
+/**
+ * Any dialer releases reservations whose holder stopped refreshing them for `timeoutSeconds`
+ * (DECISIONS section 8), but never while the PBX carries a call of that lead: a holder can be paused,
+ * not dead, with its call going on, and a lead released then would be dialed again while the customer
+ * is still on the line. Such a reservation is kept (a warning each round) until its call ends. Without
+ * the PBX's channel list (AMI down) no lead is released this round. Each release is fenced by the
+ * claim token read with it: a holder that came back and settled, or a new claim, wins.
+ *
+ * The PBX asked is this dialer's: dialers that share the database must share the PBX (README,
+ * "Several dialers").
+ */
+export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
+  const { cutoff, rows } = await expiredReservations(d.db, d.now, d.timeoutSeconds)
+  const live = rows.length > 0 ? await liveLinkedIds(d) : undefined
+  let released = 0
+  let kept = 0
+  for (const r of live ? rows : []) {
+    const calls = [...(live as Set<string>)].filter((id) => isCallOfLead(id, r.id))
+    if (calls.length > 0) {
+      kept += 1
+      d.logger.warn(
+        { lead: r.id, holder: r.reservedBy, token: r.token, live: calls, timeout: d.timeoutSeconds },
+        'expired reservation kept: a call of this lead is still live at the PBX',
+      )
+      continue
+    }
+    if (await releaseReservation(d.db, r.id, r.reservedBy, { token: r.token, notAfter: cutoff }))
+      released += 1
+  }
+  const agents = await releaseStaleAgents(d.db, { olderThan: cutoff })
+  if (released > 0) d.metrics.releases.inc({ kind: 'lead' }, released)
+  if (agents > 0) d.metrics.releases.inc({ kind: 'agent' }, agents)
+  if (released + agents > 0)
+    d.logger.warn({ released, agents, kept, timeout: d.timeoutSeconds }, 'released expired reservations')
+}
+
+/** Every live channel's Linkedid, from the PBX; `undefined` when it cannot be asked now. */
+async function liveLinkedIds(d: ReleaseExpiredDeps): Promise<Set<string> | undefined> {
+  if (d.ami.state !== 'connected') {
+    d.logger.debug('expired reservations not released: the PBX cannot be asked for its live calls')
+    return undefined
+  }
+  const channels = await d.ami.listAction({ action: 'CoreShowChannels' })
+  return new Set(channels.map((c) => header(c, 'linkedid')).filter((x): x is string => !!x))
+}
