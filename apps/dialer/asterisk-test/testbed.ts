@@ -1,9 +1,10 @@
 import { Asterisk } from '@hold-dialer/asterisk-testbed'
 import type { TestDatabase } from '@hold-dialer/db/testing'
 import { toDbTime } from '@hold-dialer/rules'
-import pino, { type Logger } from 'pino'
 import type { Test } from 'tap'
 import { type Rig, type RigOptions, rig } from '../test/harness.js'
+
+export { memoryLogger } from '../test/harness.js'
 
 /**
  * Settings that point the dialer at the test bed's Local channels (packages/asterisk-testbed): the
@@ -95,14 +96,4 @@ export async function settled(r: Rig, oliId: string, timeoutMs = 30_000): Promis
     timeoutMs,
   )
   return row ?? {}
-}
-
-/** A logger that keeps every line it writes (level debug), for tests that check what was logged. */
-export function memoryLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = []
-  const logger = pino(
-    { level: 'debug' },
-    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
-  )
-  return { logger, lines }
 }

@@ -1,12 +1,10 @@
-import { type ChildProcess, spawn } from 'node:child_process'
-import { fileURLToPath } from 'node:url'
-import { fakeClockEnv, forEachDialect, unlessAlreadyGone } from '@hold-dialer/db/testing'
+import { forEachDialect, unlessAlreadyGone } from '@hold-dialer/db/testing'
 import { startPbxSim } from '@hold-dialer/pbx-sim'
 import { sql } from 'kysely'
 import t from 'tap'
+import { childDialer } from './child-dialer.js'
 import { harness, lead } from './harness.js'
 
-const mainTs = fileURLToPath(new URL('../src/main.ts', import.meta.url))
 const LONG_CALL = { kind: 'answer', ringSeconds: 1, talkSeconds: 150 } as const
 
 forEachDialect(t, async (t, database) => {
@@ -59,58 +57,22 @@ forEachDialect(t, async (t, database) => {
       // The customer talks until the test hangs up (below), after the new process has adopted the call:
       // a fixed talk time would end the call before a slow start on a loaded machine.
       h.sim.setOutcome('5553000003', { kind: 'answer', ringSeconds: 1, talkSeconds: 100_000 })
-      const env = {
-        PATH: process.env.PATH ?? '',
-        ...fakeClockEnv(),
-        DATABASE_URL: database.url,
-        DIALER_ID: 'crash-test',
-        // Other dialers run on this host at the same time: this one does not listen (DIALER_HTTP_PORT).
-        DIALER_HTTP_PORT: '0',
-        AMI_HOST: '127.0.0.1',
-        AMI_PORT: String(h.sim.port),
-        AMI_USERNAME: 'dialer',
-        AMI_SECRET: 'dialer-pass',
-        // The rig's zone (middayZone): open all day, whatever the hour the test runs.
-        TIMEZONE: h.config.timezone,
-        WORK_START: '00:00',
-        WORK_END: '23:59',
-        // Numbers are dialed at any hour here: the customers' calling hours are off too.
-        CALLING_HOURS: 'off',
-        WRAP_SECONDS: '0',
-        HEARTBEAT_SECONDS: '1',
-        LOG_LEVEL: 'warn',
-      }
-      let output = ''
-      const start = (): ChildProcess => {
-        const c = spawn(process.execPath, ['--conditions=hold-dialer-src', '--import', 'tsx', mainTs], {
-          env,
-          stdio: ['ignore', 'pipe', 'ignore'],
-        })
-        c.stdout?.on('data', (d: Buffer) => {
-          output += d.toString()
-        })
-        return c
-      }
-      let child = start()
-      t.teardown(() => {
-        child.kill('SIGKILL')
-      })
+      const child = childDialer(t, h, database, 'crash-test')
       await h.push(lead('FA-3', '5553000003'))
       await h.until(
         'answered',
         () => h.sim.calls.some((c) => c.number === '5553000003' && c.answeredAt !== null),
         20_000,
       )
-      child.kill('SIGKILL')
-      await new Promise((r) => child.once('exit', r))
+      await child.kill()
       t.match(
         await h.lead('FA-3'),
         { dial_status: 'Calling', isReserved: 1, reserved_by: 'crash-test' },
         'left reserved by the dead process',
       )
-      child = start()
+      await child.restart()
       await h.until('the new process follows the call', () =>
-        output.includes('a call of a previous run is still live'),
+        child.output().includes('a call of a previous run is still live'),
       )
       const customer = h.sim.channels().find((c) => c.number === '5553000003' && c.role === 'customer')
       t.ok(customer && h.sim.hangupChannel(customer.name), 'the customer hangs up')
@@ -123,8 +85,7 @@ forEachDialect(t, async (t, database) => {
       t.equal((await h.attempts('FA-3')).length, 1)
       t.equal(h.sim.originateCount(), 1, 'never dialed twice')
       t.equal(h.sim.maxConcurrentCallsTo('5553000003'), 1)
-      child.kill('SIGTERM')
-      await new Promise((r) => child.once('exit', r))
+      await child.stop()
     },
   )
 

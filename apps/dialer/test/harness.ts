@@ -291,3 +291,13 @@ export async function listPerson(db: Kysely<Database>, raw: string, country = 'U
     .values({ digits: e164.slice(1), e164, source: 'test', added_at: toDbTime(new Date()), expires_at: null })
     .execute()
 }
+
+/** A logger that keeps every line it writes (level debug), for tests that check what was logged. */
+export function memoryLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = []
+  const logger = pino(
+    { level: 'debug' },
+    { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) },
+  )
+  return { logger, lines }
+}

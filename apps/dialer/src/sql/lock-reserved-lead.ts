@@ -3,7 +3,9 @@ import type { Kysely, Transaction } from 'kysely'
 
 /** Who holds a lead a late call found claimed again (or released): logged with the call's own token. */
 export interface CurrentHolder {
+  /** The dialer holding it now; null when it is not reserved (or gone, archived). */
   holder: string | null
+  /** The lead's last claim token. */
   token: string | null
 }
 
@@ -31,7 +33,7 @@ export async function lockReservedLead(
   if (!ours) {
     const superseded: CurrentHolder = {
       holder: row && isLive(row) ? row.reserved_by : null,
-      token: row && isLive(row) ? row.claim_token : null,
+      token: row?.claim_token ?? null,
     }
     return { lead: undefined, superseded }
   }

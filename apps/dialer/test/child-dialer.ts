@@ -1,0 +1,88 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { fakeClockEnv, type TestDatabase } from '@hold-dialer/db/testing'
+import type { Test } from 'tap'
+import type { Harness } from './harness.js'
+
+const mainTs = fileURLToPath(new URL('../src/main.ts', import.meta.url))
+
+/** A dialer in a process of its own (`src/main.ts`), on the harness's database and pbx-sim. */
+export interface ChildDialer {
+  process: ChildProcess
+  /** Everything it logged so far (JSON lines). */
+  output(): string
+  /** Stops it as a crash would (SIGKILL) and starts it again with the same DIALER_ID. */
+  restart(): Promise<void>
+  /** SIGKILL, and waits for the exit. */
+  kill(): Promise<void>
+  /** SIGTERM (a graceful stop), and waits for the exit. */
+  stop(): Promise<void>
+}
+
+/**
+ * Starts the real dialer process against the harness (killed at teardown), so that it can be
+ * killed (SIGKILL) or paused (SIGSTOP/SIGCONT) as an operator's worst day would.
+ */
+export function childDialer(
+  t: Test,
+  h: Harness,
+  database: TestDatabase,
+  dialerId: string,
+  env: Record<string, string> = {},
+): ChildDialer {
+  const fullEnv = {
+    PATH: process.env.PATH ?? '',
+    ...fakeClockEnv(),
+    DATABASE_URL: database.url,
+    DIALER_ID: dialerId,
+    // Other dialers run on this host at the same time: this one does not listen (DIALER_HTTP_PORT).
+    DIALER_HTTP_PORT: '0',
+    AMI_HOST: '127.0.0.1',
+    AMI_PORT: String(h.sim.port),
+    AMI_USERNAME: 'dialer',
+    AMI_SECRET: 'dialer-pass',
+    // The rig's zone (middayZone): open all day, whatever the hour the test runs.
+    TIMEZONE: h.config.timezone,
+    WORK_START: '00:00',
+    WORK_END: '23:59',
+    // Numbers are dialed at any hour here: the customers' calling hours are off too.
+    CALLING_HOURS: 'off',
+    WRAP_SECONDS: '0',
+    HEARTBEAT_SECONDS: '1',
+    LOG_LEVEL: 'warn',
+    ...env,
+  }
+  let output = ''
+  const start = (): ChildProcess => {
+    const c = spawn(process.execPath, ['--conditions=hold-dialer-src', '--import', 'tsx', mainTs], {
+      env: fullEnv,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
+    c.stdout?.on('data', (d: Buffer) => {
+      output += d.toString()
+    })
+    return c
+  }
+  const end = async (signal: NodeJS.Signals) => {
+    const c = child.process
+    if (c.exitCode !== null || c.signalCode !== null) return
+    const exited = new Promise((r) => c.once('exit', r))
+    // A paused process is woken first, or SIGTERM would wait for ever.
+    c.kill('SIGCONT')
+    c.kill(signal)
+    await exited
+  }
+  const kill = () => end('SIGKILL')
+  const child: ChildDialer = {
+    process: start(),
+    output: () => output,
+    async restart() {
+      await kill()
+      child.process = start()
+    },
+    kill,
+    stop: () => end('SIGTERM'),
+  }
+  t.teardown(kill)
+  return child
+}

@@ -1,0 +1,169 @@
+import { forEachDialect } from '@hold-dialer/db/testing'
+import { sql } from 'kysely'
+import t from 'tap'
+import { childDialer } from './child-dialer.js'
+import { harness, lead, memoryLogger } from './harness.js'
+
+// Several dialers under faults (DECISIONS section 8): a reservation is not released while its call is
+// live, a dialer adopts only its own claim's call, a late result never overwrites a newer claim, and
+// an answered predictive call's count for the abandon-rate window is written with its result.
+
+/** A customer who talks until the test hangs up: a fixed talk time would race a loaded machine. */
+const TALKS_ON = { kind: 'answer', ringSeconds: 1, talkSeconds: 100_000 } as const
+
+forEachDialect(t, async (t, database) => {
+  t.test(
+    'predictive: the abandon-rate count is written with the result, again after a failed write',
+    async (t) => {
+      const h = await harness(t, database, { env: { DIAL_MODE: 'predictive', HOLD_TIMEOUT_SECONDS: '3' } })
+      await h.addAgent('4103')
+      const NUMBER = '5553100003'
+      h.sim.setOutcome(NUMBER, { kind: 'answer', ringSeconds: 1, talkSeconds: 50 })
+      await h.push(lead('FE-3', NUMBER))
+      await h.until('answered', () => h.sim.calls.some((c) => c.number === NUMBER && c.answeredAt !== null))
+      const db = database.handle.kysely
+      await sql`ALTER TABLE hold_dialer_abandon_stats RENAME TO hold_dialer_abandon_stats_away`.execute(db)
+      await h.until('settle failed at least once', () => h.dialer.stats.settleErrors > 0, 20_000)
+      t.match(await h.lead('FE-3'), { dial_status: 'Calling', isReserved: 1 }, 'nothing half-written')
+      t.equal((await h.attempts('FE-3')).length, 0)
+      await sql`ALTER TABLE hold_dialer_abandon_stats_away RENAME TO hold_dialer_abandon_stats`.execute(db)
+      await h.until('Received', async () => (await h.lead('FE-3'))?.dial_status === 'Received', 20_000)
+      const stats = await db
+        .selectFrom('hold_dialer_abandon_stats')
+        .select((eb) => [
+          eb.fn.sum<number>('answered').as('answered'),
+          eb.fn.sum<number>('abandoned').as('abandoned'),
+        ])
+        .executeTakeFirstOrThrow()
+      t.match(stats, { answered: 1, abandoned: 0 }, 'counted once, with the result')
+      t.equal((await h.attempts('FE-3')).length, 1)
+    },
+  )
+
+  t.test(
+    'a dialer paused past the reservation timeout: its lead is kept while the call is live, and its late result never overwrites the next claim',
+    async (t) => {
+      const { logger, lines } = memoryLogger()
+      const h = await harness(t, database, {
+        startDialer: false,
+        env: { RESERVATION_TIMEOUT_SECONDS: '2' },
+        logger,
+      })
+      await h.addAgent('4101')
+      const NUMBER = '5553100001'
+      h.sim.setOutcome(NUMBER, TALKS_ON)
+      const paused = childDialer(t, h, database, 'paused-dialer')
+      await h.push(lead('FE-1', NUMBER))
+      await h.until(
+        'answered',
+        () => h.sim.calls.some((c) => c.number === NUMBER && c.answeredAt !== null),
+        20_000,
+      )
+      const first = await h.lead('FE-1')
+      const id = Number(first?.id)
+      const token = String(first?.claim_token)
+      t.match(token, /^[0-9a-f]{8}$/, 'the claim stored its token')
+      t.ok(
+        h.sim.channels().some((c) => c.linkedid === `hd-${id}-${token}`),
+        "the call is named after the claim's token",
+      )
+
+      paused.process.kill('SIGSTOP')
+      h.sim.setOutcome(NUMBER, { kind: 'answer', ringSeconds: 1, talkSeconds: 2 })
+      await h.startDialer()
+      await h.until('the expired reservation is kept: its call is live', () =>
+        lines.some((l) => String(l.msg).startsWith('expired reservation kept') && l.lead === id),
+      )
+      t.match(
+        await h.lead('FE-1'),
+        { dial_status: 'Calling', isReserved: 1, reserved_by: 'paused-dialer', claim_token: token },
+        'still held by the paused dialer',
+      )
+      t.equal(h.sim.originateCount(), 1, 'not dialed again while its call is live')
+
+      // The customer hangs up while the holder is still paused: the lead has no call any more, so the
+      // other dialer releases it (nothing counted) and dials it, under a claim of its own.
+      const customer = h.sim.channels().find((c) => c.number === NUMBER && c.role === 'customer')
+      t.ok(customer && h.sim.hangupChannel(customer.name), 'the customer hangs up')
+      await h.until(
+        'released, dialed again and settled by the other dialer',
+        async () => (await h.lead('FE-1'))?.dial_status === 'Received',
+        30_000,
+      )
+      const second = await h.lead('FE-1')
+      t.match(second, { call_count: 1, isReserved: 0 })
+      t.not(second?.claim_token, token, 'a new claim, a new token')
+      t.equal(h.sim.originateCount(), 2)
+      t.equal(h.sim.maxConcurrentCallsTo(NUMBER), 1, 'never two calls to the customer at once')
+
+      // The paused dialer comes back and writes its call's result: kept as a superseded attempt, the
+      // lead left as the newer claim wrote it.
+      paused.process.kill('SIGCONT')
+      await h.until(
+        'the late result is written as a superseded attempt',
+        async () => (await h.attempts('FE-1')).some((a) => a.superseded === 1),
+        30_000,
+      )
+      const attempts = await h.attempts('FE-1')
+      t.equal(attempts.length, 2, 'an attempt row for each call placed')
+      t.match(
+        attempts.find((a) => a.superseded === 1),
+        {
+          dialer_id: 'paused-dialer',
+          attempt_no: 0,
+          linkedid: `hd-${id}-${token}`,
+          phone_e164: first?.phone_e164,
+        },
+      )
+      t.match(
+        attempts.find((a) => a.superseded === 0),
+        { dialer_id: 'dialer-test', attempt_no: 1 },
+      )
+      t.match(await h.lead('FE-1'), { dial_status: 'Received', call_count: 1, isReserved: 0 })
+      await h.until('the late result is logged with both tokens', () =>
+        paused.output().includes('late result'),
+      )
+      const logged = paused
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('late result'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)[0]
+      t.match(logged, { lead: id, token, leadToken: second?.claim_token, leadHolder: null })
+      await paused.stop()
+    },
+  )
+
+  t.test(
+    "a restarted dialer adopts only its own claim's call, and keeps a lead whose call is live",
+    async (t) => {
+      const { logger, lines } = memoryLogger()
+      const h = await harness(t, database, { logger })
+      await h.addAgent('4102')
+      const NUMBER = '5553100002'
+      h.sim.setOutcome(NUMBER, TALKS_ON)
+      await h.push(lead('FE-2', NUMBER))
+      await h.until('answered', () => h.sim.calls.some((c) => c.number === NUMBER && c.answeredAt !== null))
+      // The reservation now names another claim of the same lead (as a claim made again would).
+      await database.handle.kysely
+        .updateTable('hold_dialer_master_data')
+        .set({ claim_token: 'ffffffff' })
+        .where('oli_id', '=', 'FE-2')
+        .execute()
+      await h.restartDialer()
+      await h.until('seen and left alone', () =>
+        lines.some((l) => String(l.msg).startsWith('a call of this lead under another claim is live')),
+      )
+      t.notOk(
+        lines.some((l) => String(l.msg).startsWith('a call of a previous run is still live')),
+        'not adopted',
+      )
+      await h.dialer.claimRounds()
+      t.match(
+        await h.lead('FE-2'),
+        { dial_status: 'Calling', isReserved: 1, claim_token: 'ffffffff' },
+        'not released while its call is live',
+      )
+      t.equal(h.sim.originateCount(), 1, 'not dialed again')
+    },
+  )
+})
