@@ -25,12 +25,15 @@ import { type LiveState, liveState, SinceClock } from './http/live-state.js'
 import { DialerMetrics } from './metrics.js'
 import { PhoneFill } from './phone-fill.js'
 import { PredictiveEngine } from './predictive.js'
+import { type SettleContext, settleUnknown } from './settle.js'
 import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
+import { recordAnswered } from './sql/attempts.js'
 import { readStoredZones } from './sql/customer-zones.js'
 import { refreshReservations, writeHeartbeat } from './sql/heartbeat.js'
 import { holdsClaim } from './sql/lock-reserved-lead.js'
 import { type QueueStats, queueStats } from './sql/queue-stats.js'
+import type { CountUnknown } from './sql/release-stale.js'
 
 export interface DialerDeps {
   config: Config
@@ -127,6 +130,8 @@ export class Dialer {
   readonly #zonesChecked = new Set<string>()
   readonly #predictive: PredictiveEngine | undefined
   readonly #trunk: DialerTrunkBreaker
+  /** Completes a released reservation's lost call as an attempt with result Unknown (settle.ts). */
+  readonly #countUnknown: CountUnknown
   /** Checks a claim that aged before its call was placed (calls/originate-call.ts). */
   readonly #fence: { now(): Date; held(leadId: number, token: string): Promise<boolean> }
   #synced = false
@@ -187,7 +192,10 @@ export class Dialer {
     this.#calls = new CallTracker(this.#now, (call, result) => this.#onFinished(call, result), {
       onAnswered: (call) => this.#predictive?.onAnswered(call),
       onAgentLegFailed: (call, status) => this.#predictive?.onAgentLegFailed(call, status),
-      onProgress: (call, phase) => logCallPhase(deps.logger, call, phase, this.#now()),
+      onProgress: (call, phase) => {
+        logCallPhase(deps.logger, call, phase, this.#now())
+        if (phase === 'customer answered') this.#noteAnswer(call)
+      },
     })
     if (deps.config.dialMode === 'predictive') {
       this.#predictive = new PredictiveEngine({
@@ -214,20 +222,22 @@ export class Dialer {
         metrics: this.metrics,
       })
     }
+    const settleContext: SettleContext = {
+      db: deps.db.kysely,
+      dialerId: deps.dialerId,
+      mode: deps.config.callbackMode,
+      dialMode: deps.config.dialMode,
+      policy: deps.config.retryPolicy,
+      abandonRetrySeconds: deps.config.abandonRetrySeconds,
+      wrapSeconds: deps.config.wrapSeconds,
+      rnrMailTo: deps.config.smtp.to,
+      now: this.#now,
+      callingHours: deps.config.customerHours,
+      hours: deps.config.hours,
+    }
+    this.#countUnknown = (trx, leadId, key) => settleUnknown(settleContext, trx, leadId, key)
     this.#settles = new SettleQueue(
-      {
-        db: deps.db.kysely,
-        dialerId: deps.dialerId,
-        mode: deps.config.callbackMode,
-        dialMode: deps.config.dialMode,
-        policy: deps.config.retryPolicy,
-        abandonRetrySeconds: deps.config.abandonRetrySeconds,
-        wrapSeconds: deps.config.wrapSeconds,
-        rnrMailTo: deps.config.smtp.to,
-        now: this.#now,
-        callingHours: deps.config.customerHours,
-        hours: deps.config.hours,
-      },
+      settleContext,
       deps.logger,
       (err) => this.#availability.report(err) !== undefined,
       (outcome, result) => {
@@ -456,6 +466,8 @@ export class Dialer {
     const claimFor = (agent: (typeof agents)[number]) =>
       this.#timedClaim('progressive', {
         agentId: agent.id,
+        agentExtension: agent.extension,
+        dialMode: 'progressive',
         dialerId: this.#d.dialerId,
         now,
         inHours,
@@ -593,6 +605,17 @@ export class Dialer {
     this.#settles.write(call, result, count)
   }
 
+  /**
+   * Notes the answer on the call's open attempt row, so that a call adopted after a crash keeps its
+   * talk time. Not awaited: the settle writes the answer anyway; a failure is only logged.
+   */
+  #noteAnswer(call: TrackedCall): void {
+    const at = call.answeredAt ?? this.#now()
+    recordAnswered(this.#d.db.kysely, call.key, at).catch((err: unknown) =>
+      this.#d.logger.debug({ err, lead: call.leadId }, 'answer not noted on the attempt row'),
+    )
+  }
+
   /** Ring, talk and hold times of a finished call (histograms). */
   #observeTimes(call: TrackedCall, result: CallResult): void {
     const mode = call.mode ?? 'progressive'
@@ -709,6 +732,7 @@ export class Dialer {
         agents: this.#agents,
         calls: this.#calls,
         settles: this.#settles,
+        countUnknown: this.#countUnknown,
         logger: this.#d.logger,
         now: this.#now,
       })
@@ -755,6 +779,7 @@ export class Dialer {
       metrics: this.metrics,
       now: this.#now(),
       timeoutSeconds: this.#d.config.reservationTimeoutSeconds,
+      countUnknown: this.#countUnknown,
     })
   }
 }

@@ -212,6 +212,8 @@ export class PredictiveEngine {
       this.#c.conn,
       {
         agentId: agent?.id ?? null,
+        agentExtension: agent?.extension ?? null,
+        dialMode: 'predictive',
         dialerId: this.#c.dialerId,
         now,
         inHours,

@@ -7,12 +7,12 @@ import {
   type WorkingHours,
   zonesOfColumn,
 } from '@hold-dialer/rules'
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 import { tokenOfKey } from './calls/call-key.js'
 import type { CallResult, TrackedCall } from './calls/call-tracker.js'
 import { settlePlan } from './settle-plan.js'
 import { countAnswered } from './sql/abandon-stats.js'
-import { attemptTimesSince, recordAttempt } from './sql/attempts.js'
+import { attemptTimesSince, completeAttempt, DIALING, dropOpenAttempt, UNKNOWN } from './sql/attempts.js'
 import { type CurrentHolder, lockReservedLead } from './sql/lock-reserved-lead.js'
 import { restoreLead } from './sql/restore-lead.js'
 import { queueRnrMail } from './sql/rnr-outbox.js'
@@ -73,18 +73,20 @@ export async function settleCall(
     if (count) await countAnswered(trx, ctx.dialerId, count.at, count.abandoned)
     const { lead, superseded } = await lockReservedLead(trx, call.leadId, ctx.dialerId, tokenOfKey(call.key))
     if (!lead) {
-      if (result.outcome !== 'Failed') await recordAttempt(trx, attemptRow(ctx, call, result, null))
+      if (result.outcome === 'Failed') await dropOpenAttempt(trx, call.key)
+      else await completeAttempt(trx, attemptRow(ctx, call, result, null))
       if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, null)
       return { outcome: 'superseded', current: superseded }
     }
     if (result.outcome === 'Failed') {
+      await dropOpenAttempt(trx, call.key)
       await restoreLead(trx, lead.id, lead.previous_status)
       if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, null)
       return { outcome: 'restored' }
     }
     const startedAt = toDbTime(call.startedAt)
     const callCount = lead.call_count + 1
-    await recordAttempt(trx, attemptRow(ctx, call, result, lead))
+    await completeAttempt(trx, attemptRow(ctx, call, result, lead))
     const firstAttemptAt = lead.first_attempt_at ?? startedAt
     const attempts = await attemptTimesSince(trx, lead.id, firstAttemptAt)
     const plan = settlePlan({
@@ -134,6 +136,66 @@ export async function settleCall(
     if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, talked ? wrapUntil : null)
     return { outcome: 'settled' }
   })
+}
+
+/**
+ * A call whose result was lost (its dialer crashed, or was paused past the reservation timeout, and
+ * the call had ended when the reservation was released: DECISIONS section 8). The claim had opened
+ * its attempt row, so the call may have been placed and even answered: it is completed as `Unknown`
+ * (`ended_at` when the loss was found) and counts as an attempt, and the lead is retried as a
+ * Not Connected call would be (the retry schedule, MAX_TRIES; no RNR mail, which says the customer
+ * was not reached). A customer who may have talked to an agent is then not dialed again at once as
+ * if never called. Runs in the release's transaction, on the lead it locked.
+ */
+export async function settleUnknown(
+  ctx: SettleContext,
+  trx: Transaction<Database>,
+  leadId: number,
+  key: string,
+): Promise<void> {
+  const now = ctx.now()
+  const lead = await trx
+    .selectFrom('hold_dialer_master_data')
+    .selectAll()
+    .where('id', '=', leadId)
+    .executeTakeFirstOrThrow()
+  const open = await trx
+    .updateTable('hold_dialer_call_attempts')
+    .set({ outcome: UNKNOWN, ended_at: toDbTime(now) })
+    .where('linkedid', '=', key)
+    .where('outcome', '=', DIALING)
+    .executeTakeFirst()
+  if (Number(open.numUpdatedRows) === 0) return
+  const startedAt =
+    (
+      await trx
+        .selectFrom('hold_dialer_call_attempts')
+        .select('started_at')
+        .where('linkedid', '=', key)
+        .executeTakeFirst()
+    )?.started_at ?? toDbTime(now)
+  const firstAttemptAt = lead.first_attempt_at ?? startedAt
+  const plan = settlePlan({
+    outcome: 'Not Connected',
+    mode: ctx.mode,
+    attempts: await attemptTimesSince(trx, leadId, firstAttemptAt),
+    now,
+    policy: ctx.policy,
+    abandonRetrySeconds: ctx.abandonRetrySeconds,
+    isRnrSent: true,
+  })
+  await settleLead(trx, leadId, {
+    dialStatus: plan.dial_status,
+    nextRetryAt: retryInCallingHours(ctx, plan.next_retry_at, lead.customer_tz),
+    rnrMailQueued: false,
+    callCount: lead.call_count + 1,
+    firstAttemptAt,
+    lastAttemptAt: startedAt,
+    lastDialResult: UNKNOWN,
+    hangupBy: null,
+    hangupCause: null,
+  })
+  if (plan.archive) await archiveLead(trx, leadId, 'max_tries', toDbTime(now))
 }
 
 /**

@@ -168,7 +168,8 @@ export class CallTracker {
    * Predictive: a customer talking to an agent is connected; one answered with no agent is queued
    * for one again.
    */
-  adopt(start: CallStart, channels: LiveChannel[]): TrackedCall {
+  /** `answeredAt`: when the customer answered, as the claim's attempt row recorded it (if it did). */
+  adopt(start: CallStart, channels: LiveChannel[], answeredAt?: Date): TrackedCall {
     const call = this.add(start, true)
     const own = this.#originatedSide(call)
     const ownIds = originatedParty(start.key, channels)
@@ -177,7 +178,7 @@ export class CallTracker {
       call.legs.set(c.uniqueid, { uniqueid: c.uniqueid, name: c.name, side, up: c.up, hungUp: false })
       if (side === 'customer') {
         call.customerUniqueid ??= c.uniqueid
-        if (c.up) call.answeredAt ??= this.now()
+        if (c.up) call.answeredAt ??= answeredAt ?? this.now()
       }
     }
     if (call.mode === 'predictive' && call.answeredAt) {

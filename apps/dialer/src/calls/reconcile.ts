@@ -1,11 +1,13 @@
 import { type AmiClient, type AmiMessage, header } from '@hold-dialer/ami'
 import type { Database } from '@hold-dialer/db'
-import type { Config } from '@hold-dialer/rules'
+import { type Config, fromDbTime } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { AgentTracker } from '../agents/agent-tracker.js'
 import type { SettleQueue } from '../settle-queue.js'
+import { openAttempt } from '../sql/attempts.js'
 import {
+  type CountUnknown,
   type OwnReservation,
   ownReservations,
   releaseReservation,
@@ -23,6 +25,8 @@ export interface ReconcileDeps {
   agents: AgentTracker
   calls: CallTracker
   settles: SettleQueue
+  /** Completes a released reservation's open attempt as `Unknown` (settle.ts `settleUnknown`). */
+  countUnknown: CountUnknown
   logger: Logger
   now: () => Date
 }
@@ -49,13 +53,14 @@ export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
   const pending = d.settles.leadIds()
   const tracked = new Set(d.calls.active().map((c) => c.leadId))
   let released = 0
+  let counted = 0
   for (const row of await ownReservations(d.db, d.dialerId)) {
     if (tracked.has(row.id) || pending.has(row.id)) continue
     const ofLead = channels.filter((c) => isCallOfLead(header(c, 'linkedid'), row.id))
     // A reservation from before claim tokens: its call is known by the lead alone.
     const key = row.claim_token === null ? undefined : callKey(row.id, row.claim_token)
     const own = key === undefined ? ofLead : ofLead.filter((c) => header(c, 'linkedid') === key)
-    if (own.length > 0) adopt(d, row, own)
+    if (own.length > 0) await adopt(d, row, own)
     else if (ofLead.length > 0) {
       d.logger.warn(
         {
@@ -65,19 +70,30 @@ export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
         },
         'a call of this lead under another claim is live: not adopted, and the reservation is kept while it lasts',
       )
-    } else if (await releaseReservation(d.db, row.id, d.dialerId, { token: row.claim_token })) released += 1
+    } else {
+      const fence = { token: row.claim_token }
+      const r = await releaseReservation(d.db, row.id, d.dialerId, fence, d.countUnknown)
+      if (r === 'released') released += 1
+      else if (r === 'counted') counted += 1
+    }
   }
   await releaseStaleAgents(d.db, { heldBy: d.dialerId, except: [...d.calls.busyAgentIds()] })
   if (released > 0)
     d.logger.info({ released }, 'released reservations of a previous run with no live channel')
+  if (counted > 0)
+    d.logger.warn(
+      { counted },
+      'calls of a previous run ended while nobody followed them: each counted as an attempt with result Unknown',
+    )
 }
 
 /**
  * A call this dialer placed before a restart is still up: follow it again (its channels from
  * CoreShowChannels, its end from their Hangup events) and settle it when it ends, so a customer who
- * is talking is not released and dialed again.
+ * is talking is not released and dialed again. Its start, and its answer when it was noted, come from
+ * the attempt row its claim opened: the call is recorded with its real ring and talk times.
  */
-function adopt(d: ReconcileDeps, row: OwnReservation, legs: AmiMessage[]): void {
+async function adopt(d: ReconcileDeps, row: OwnReservation, legs: AmiMessage[]): Promise<void> {
   const key = header(legs[0]!, 'linkedid')!
   const channels: LiveChannel[] = legs.map((l) => ({
     uniqueid: header(l, 'uniqueid') ?? '',
@@ -97,6 +113,7 @@ function adopt(d: ReconcileDeps, row: OwnReservation, legs: AmiMessage[]): void 
     .find((a) => names.some((n) => n.startsWith(`${agentChannel(template, a.extension).toLowerCase()}-`)))
   const now = d.now()
   const deadline = new Date(now.getTime() + d.config.callTimeoutSeconds * 1000)
+  const open = await openAttempt(d.db, key)
   d.calls.adopt(
     {
       key,
@@ -107,11 +124,12 @@ function adopt(d: ReconcileDeps, row: OwnReservation, legs: AmiMessage[]): void 
       phone: row.phone_number,
       phoneE164: row.phone_e164,
       agent: agent ?? null,
-      startedAt: now,
+      startedAt: open ? fromDbTime(open.startedAt) : now,
       deadline,
       originateDeadline: deadline,
     },
     channels,
+    open?.answeredAt ? fromDbTime(open.answeredAt) : undefined,
   )
   d.logger.warn(
     { lead: row.id, key, legs: legs.length },

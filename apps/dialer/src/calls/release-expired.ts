@@ -3,7 +3,12 @@ import type { Database } from '@hold-dialer/db'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { DialerMetrics } from '../metrics.js'
-import { expiredReservations, releaseReservation, releaseStaleAgents } from '../sql/release-stale.js'
+import {
+  type CountUnknown,
+  expiredReservations,
+  releaseReservation,
+  releaseStaleAgents,
+} from '../sql/release-stale.js'
 import { isCallOfLead } from './call-key.js'
 
 export interface ReleaseExpiredDeps {
@@ -13,6 +18,8 @@ export interface ReleaseExpiredDeps {
   metrics: DialerMetrics
   now: Date
   timeoutSeconds: number
+  /** Completes a released reservation's open attempt as `Unknown` (settle.ts `settleUnknown`). */
+  countUnknown: CountUnknown
 }
 
 /**
@@ -30,6 +37,7 @@ export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
   const { cutoff, rows } = await expiredReservations(d.db, d.now, d.timeoutSeconds)
   const live = rows.length > 0 ? await liveLinkedIds(d) : undefined
   let released = 0
+  const counted = 0
   let kept = 0
   for (const r of live ? rows : []) {
     const calls = [...(live as Set<string>)].filter((id) => isCallOfLead(id, r.id))
@@ -45,10 +53,13 @@ export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
       released += 1
   }
   const agents = await releaseStaleAgents(d.db, { olderThan: cutoff })
-  if (released > 0) d.metrics.releases.inc({ kind: 'lead' }, released)
+  if (released + counted > 0) d.metrics.releases.inc({ kind: 'lead' }, released + counted)
   if (agents > 0) d.metrics.releases.inc({ kind: 'agent' }, agents)
-  if (released + agents > 0)
-    d.logger.warn({ released, agents, kept, timeout: d.timeoutSeconds }, 'released expired reservations')
+  if (released + counted + agents > 0)
+    d.logger.warn(
+      { released, counted, agents, kept, timeout: d.timeoutSeconds },
+      'released expired reservations (counted: calls whose result was lost, each an attempt with result Unknown)',
+    )
 }
 
 /** Every live channel's Linkedid, from the PBX; `undefined` when it cannot be asked now. */

@@ -17,6 +17,7 @@ import {
   endListedLeadStatements,
   MAX_LISTED_PER_CLAIM,
   mustEnd,
+  openAttemptStatement,
   reserveLeadStatement,
   reserveLeadTakingAgentStatement,
 } from './statements.js'
@@ -83,11 +84,12 @@ export function claimMysql(db: Db, req: LeadClaim, memo?: DueProbeMemo): Promise
       }
 
       const token = newClaimToken()
+      const open = openAttemptStatement(best, req, token)
       if (req.agentId === null) {
-        await session.run([reserveLeadStatement(best, req, token)], { commit: true })
+        await session.run([reserveLeadStatement(best, req, token), open], { commit: true })
       } else {
         const [reserved] = await session.run(
-          [reserveLeadTakingAgentStatement(best, req.agentId, req, token)],
+          [reserveLeadTakingAgentStatement(best, req.agentId, req, token), open],
           { commit: true },
         )
         if (reserved!.affectedRows !== 2) return undefined

@@ -22,6 +22,7 @@ import {
   freeAgentStatement,
   MAX_LISTED_PER_CLAIM,
   mustEnd,
+  openAttemptStatement,
   reserveLeadStatement,
   takeAgentStatement,
 } from './statements.js'
@@ -76,7 +77,7 @@ async function claimInGroup(
       continue
     }
     const token = newClaimToken()
-    await session.run([reserveLeadStatement(best, req, token)])
+    await session.run([reserveLeadStatement(best, req, token), openAttemptStatement(best, req, token)])
     return { lead: claimedLead(best, token), ended }
   }
   if (ended > 0 && req.agentId !== null) await session.run([freeAgentStatement(req.agentId, req)])

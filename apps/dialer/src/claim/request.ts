@@ -49,6 +49,10 @@ export interface NumberCaps {
 }
 
 export interface LeadClaim extends ClaimRequest {
+  /** Written on the call's attempt row, which the claim opens (default progressive). */
+  dialMode?: 'progressive' | 'predictive'
+  /** The desk the call is for, on its attempt row (progressive; pinned predictive). */
+  agentExtension?: string | null
   /**
    * The agent the call is for, taken in the same transaction (`dialer_employee.on_call_by`): no lead
    * is claimed when another dialer has them, and the agent is left free when no lead is due. Null for

@@ -1,5 +1,6 @@
 import { ARCHIVED_COLUMNS, type Statement } from '@hold-dialer/db'
 import { toDbTime, UNREADABLE } from '@hold-dialer/rules'
+import { callKey } from '../calls/call-key.js'
 import type { Candidate } from './candidates.js'
 import type { LeadClaim } from './request.js'
 
@@ -40,6 +41,32 @@ export function reserveLeadStatement(lead: Candidate, req: LeadClaim, token: str
     sql: `UPDATE hold_dialer_master_data SET previous_status = ?, dial_status = 'Calling', isReserved = 1,
             reserved_by = ?, reserved_at = ?, claim_token = ? WHERE id = ?`,
     params: [lead.dial_status, req.dialerId, at, token, lead.id],
+  }
+}
+
+/**
+ * Opens the call's attempt row in the claim's own transaction (DECISIONS section 8: every call placed
+ * leaves an attempt row, whatever crashes): outcome `Dialing`, no end, found later by the call's key
+ * (`linkedid`); the settle completes it. Runs after the reservation and writes only if it took (the
+ * lead holds this claim's token), so a MySQL claim whose agent was taken by another dialer opens
+ * nothing. A claim that crashes before its Originate leaves a row that the release completes as
+ * `Unknown` (it cannot tell a call that was never placed from one whose end was lost).
+ */
+export function openAttemptStatement(lead: Candidate, req: LeadClaim, token: string): Statement {
+  return {
+    sql: `INSERT INTO hold_dialer_call_attempts (master_id, oli_id, attempt_no, dialer_id, dial_mode, agent_extension,
+            phone_number, phone_e164, linkedid, outcome, started_at, superseded)
+            SELECT id, oli_id, call_count + 1, ?, ?, ?, phone_number, phone_e164, ?, 'Dialing', ?, 0
+            FROM hold_dialer_master_data WHERE id = ? AND claim_token = ?`,
+    params: [
+      req.dialerId,
+      req.dialMode ?? 'progressive',
+      req.agentExtension ?? null,
+      callKey(lead.id, token),
+      toDbTime(req.now),
+      lead.id,
+      token,
+    ],
   }
 }
 

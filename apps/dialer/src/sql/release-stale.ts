@@ -1,7 +1,9 @@
 import type { Database } from '@hold-dialer/db'
 import { dialectOf, withTransaction } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
-import type { Kysely } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
+import { callKey } from '../calls/call-key.js'
+import { openAttempt } from './attempts.js'
 import { restoreLead } from './restore-lead.js'
 
 export type OwnReservation = Awaited<ReturnType<typeof ownReservations>>[number]
@@ -18,17 +20,25 @@ export async function ownReservations(db: Kysely<Database>, dialerId: string) {
 }
 
 /**
- * Releases one reservation, restoring its previous status with `call_count` unchanged, but only if it
- * is still held by `heldBy` under the claim `token` (NULL: a reservation from before claim tokens)
- * and, when given, not refreshed since `notAfter`: a settle, a refresh or a new claim that got there
- * first wins.
+ * Counts a released reservation's call whose result was lost (`settleUnknown` in settle.ts), in the
+ * release's transaction.
+ */
+export type CountUnknown = (trx: Transaction<Database>, leadId: number, key: string) => Promise<void>
+
+/**
+ * Releases one reservation, but only if it is still held by `heldBy` under the claim `token` (NULL: a
+ * reservation from before claim tokens) and, when given, not refreshed since `notAfter`: a settle, a
+ * refresh or a new claim that got there first wins. When the claim had opened its call's attempt row
+ * (the call may have been placed), `countUnknown` completes it and counts the attempt (`counted`);
+ * else the lead's previous status comes back with `call_count` unchanged (`released`).
  */
 export async function releaseReservation(
   db: Kysely<Database>,
   id: number,
   heldBy: string,
   fence: { token: string | null; notAfter?: string },
-): Promise<boolean> {
+  countUnknown?: CountUnknown,
+): Promise<'released' | 'counted' | false> {
   const { token, notAfter } = fence
   return withTransaction(db, async (trx) => {
     let q = trx
@@ -43,8 +53,13 @@ export async function releaseReservation(
     if (dialectOf(trx) === 'mysql') q = q.forUpdate()
     const row = await q.executeTakeFirst()
     if (!row) return false
+    const key = token === null ? undefined : callKey(id, token)
+    if (key && countUnknown && (await openAttempt(trx, key))) {
+      await countUnknown(trx, id, key)
+      return 'counted'
+    }
     await restoreLead(trx, id, row.previous_status)
-    return true
+    return 'released'
   })
 }
 

@@ -1,6 +1,10 @@
 import type { Generated, Insertable, Selectable } from 'kysely'
 
-/** `hold_dialer_call_attempts`: one row per settled call, with the connected agent. */
+/**
+ * `hold_dialer_call_attempts`: one row per call placed, with the connected agent. The claim writes it
+ * (outcome `Dialing`, no end), the settle completes it; a call whose result was lost in a crash is
+ * completed as `Unknown` (DECISIONS section 8: every call placed leaves an attempt row).
+ */
 export interface CallAttemptTable {
   id: Generated<number>
   master_id: number
@@ -18,7 +22,11 @@ export interface CallAttemptTable {
   action_id: string | null
   uniqueid: string | null
   linkedid: string | null
-  /** The spec's outcome written to `dial_status` (Received, Not Connected, ...). */
+  /**
+   * The spec's outcome written to `dial_status` (Received, Not Connected, ...); `Dialing` while the
+   * call is under way; `Unknown` when its dialer crashed and the call had ended before anyone could
+   * follow it.
+   */
   outcome: string
   /** AMI DialStatus (ANSWER, BUSY, NOANSWER, ...) when one arrived. */
   ami_dial_status: string | null
@@ -29,7 +37,8 @@ export interface CallAttemptTable {
   hangup_by: string | null
   started_at: string
   answered_at: string | null
-  ended_at: string
+  /** NULL while the call is under way. */
+  ended_at: string | null
   talk_seconds: number | null
   /**
    * 1: the lead had been claimed again (or released) by the time this call ended, so the call did
