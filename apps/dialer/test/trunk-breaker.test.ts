@@ -98,7 +98,13 @@ forEachDialect(t, async (t, database) => {
         await h.until('breaker closed', () => h.dialer.trunk().state === 'closed')
         t.equal(lines.filter((l) => String(l.msg).startsWith('trunk breaker closed')).length, 1)
         t.match(await h.dialer.metrics.text(), /hold_dialer_dialer_trunk_breaker_open 0/)
-        // The lead of the failed try waits 60 s before it is claimed again (a call never placed).
+        // The leads of failed calls wait 60 s before they are claimed again (a call never placed). The
+        // others are dialed first: moved on by 61 s, the clock would time out a call still waiting for
+        // its OriginateResponse (never placed, 60 s), and its lead would wait 60 s more.
+        await h.until('nothing more to dial until the cool-down ends', async () => {
+          await h.dialer.claimRounds(2)
+          return h.dialer.activeCalls === 0
+        })
         await at(h, nextTry - START + 61_000)
         await h.until(
           'every lead received',
