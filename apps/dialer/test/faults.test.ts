@@ -64,6 +64,11 @@ forEachDialect(t, async (t, database) => {
         () => h.sim.calls.some((c) => c.number === '5553000003' && c.answeredAt !== null),
         20_000,
       )
+      // The claim opened the call's attempt row; the answer is noted on it.
+      await h.until('the answer noted on the open attempt row', async () =>
+        (await h.attempts('FA-3')).some((a) => a.outcome === 'Dialing' && a.answered_at !== null),
+      )
+      const open = (await h.attempts('FA-3'))[0]
       await child.kill()
       t.match(
         await h.lead('FA-3'),
@@ -82,7 +87,13 @@ forEachDialect(t, async (t, database) => {
         30_000,
       )
       t.match(await h.lead('FA-3'), { call_count: 1, isReserved: 0, reserved_by: null })
-      t.equal((await h.attempts('FA-3')).length, 1)
+      const attempts = await h.attempts('FA-3')
+      t.equal(attempts.length, 1)
+      t.match(
+        attempts[0],
+        { outcome: 'Received', started_at: open?.started_at, answered_at: open?.answered_at },
+        'the adopted call keeps its real start and answer',
+      )
       t.equal(h.sim.originateCount(), 1, 'never dialed twice')
       t.equal(h.sim.maxConcurrentCallsTo('5553000003'), 1)
       await child.stop()

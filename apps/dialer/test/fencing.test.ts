@@ -25,7 +25,11 @@ forEachDialect(t, async (t, database) => {
       await sql`ALTER TABLE hold_dialer_abandon_stats RENAME TO hold_dialer_abandon_stats_away`.execute(db)
       await h.until('settle failed at least once', () => h.dialer.stats.settleErrors > 0, 20_000)
       t.match(await h.lead('FE-3'), { dial_status: 'Calling', isReserved: 1 }, 'nothing half-written')
-      t.match(await h.attempts('FE-3'), [{ outcome: 'Dialing', ended_at: null }], 'its attempt row still open')
+      t.match(
+        await h.attempts('FE-3'),
+        [{ outcome: 'Dialing', ended_at: null }],
+        'its attempt row still open',
+      )
       await sql`ALTER TABLE hold_dialer_abandon_stats_away RENAME TO hold_dialer_abandon_stats`.execute(db)
       await h.until('Received', async () => (await h.lead('FE-3'))?.dial_status === 'Received', 20_000)
       const stats = await db
@@ -66,6 +70,11 @@ forEachDialect(t, async (t, database) => {
       t.ok(
         h.sim.channels().some((c) => c.linkedid === `hd-${id}-${token}`),
         "the call is named after the claim's token",
+      )
+      t.match(
+        await h.attempts('FE-1'),
+        [{ outcome: 'Dialing', ended_at: null, linkedid: `hd-${id}-${token}`, dialer_id: 'paused-dialer' }],
+        "the claim opened the call's attempt row",
       )
 
       paused.process.kill('SIGSTOP')
