@@ -30,6 +30,7 @@ function call(leadId: number, fields: Partial<TrackedCall> = {}): TrackedCall {
     leadId,
     oliId: `O-${leadId}`,
     phone: '5550000000',
+    phoneE164: '+15550000000',
     agent: null,
     startedAt: at(-10_000),
     deadline: at(60_000),
@@ -62,7 +63,7 @@ function sources(over: Partial<LiveSources> = {}): LiveSources {
     },
     governor: undefined,
     abandonRateMax: 0.03,
-    trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null },
+    trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null, trying: false },
     clock: new SinceClock(),
     ...over,
   }
