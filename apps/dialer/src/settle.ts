@@ -12,7 +12,14 @@ import { tokenOfKey } from './calls/call-key.js'
 import type { CallResult, TrackedCall } from './calls/call-tracker.js'
 import { settlePlan } from './settle-plan.js'
 import { countAnswered } from './sql/abandon-stats.js'
-import { attemptTimesSince, completeAttempt, DIALING, dropOpenAttempt, UNKNOWN } from './sql/attempts.js'
+import {
+  attemptTimesSince,
+  completeAttempt,
+  DIALING,
+  dropOpenAttempt,
+  fillUnknownAttempt,
+  UNKNOWN,
+} from './sql/attempts.js'
 import { type CurrentHolder, lockReservedLead } from './sql/lock-reserved-lead.js'
 import { restoreLead } from './sql/restore-lead.js'
 import { queueRnrMail } from './sql/rnr-outbox.js'
@@ -56,9 +63,11 @@ export interface AnsweredCount {
  * originate restores the lead's previous status and counts nothing.
  *
  * Fenced by the call's claim (DECISIONS section 8): when the lead is no longer held under the
- * claim that placed the call (released as stale and claimed again, or changed by an operator), the
- * call is kept as a superseded attempt (`superseded` 1, `attempt_no` 0: a call the person received,
- * counted by the per-number caps, not by the lead) and the lead is left as it is.
+ * claim that placed the call, the lead is left as it is. If its release already counted the call as
+ * `Unknown`, the row takes the real result and keeps its count; else (the lead changed by an
+ * operator, or claimed again under another token) the call is kept as a superseded attempt
+ * (`superseded` 1, `attempt_no` 0: a call the person received, counted by the per-number caps, not
+ * by the lead).
  */
 export async function settleCall(
   ctx: SettleContext,
@@ -73,8 +82,9 @@ export async function settleCall(
     if (count) await countAnswered(trx, ctx.dialerId, count.at, count.abandoned)
     const { lead, superseded } = await lockReservedLead(trx, call.leadId, ctx.dialerId, tokenOfKey(call.key))
     if (!lead) {
+      const row = attemptRow(ctx, call, result, null)
       if (result.outcome === 'Failed') await dropOpenAttempt(trx, call.key)
-      else await completeAttempt(trx, attemptRow(ctx, call, result, null))
+      else if (!(await fillUnknownAttempt(trx, row))) await completeAttempt(trx, row)
       if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, null)
       return { outcome: 'superseded', current: superseded }
     }

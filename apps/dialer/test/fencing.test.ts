@@ -45,12 +45,13 @@ forEachDialect(t, async (t, database) => {
   )
 
   t.test(
-    'a dialer paused past the reservation timeout: its lead is kept while the call is live, and its late result never overwrites the next claim',
+    'a dialer paused past the reservation timeout: its lead is kept while the call is live, its lost result counted, and its late result never overwrites the next claim',
     async (t) => {
       const { logger, lines } = memoryLogger()
       const h = await harness(t, database, {
         startDialer: false,
-        env: { RESERVATION_TIMEOUT_SECONDS: '2' },
+        // A lost result is retried on the schedule: at once here, so that the lead is claimed again.
+        env: { RESERVATION_TIMEOUT_SECONDS: '2', RETRY_SECONDS: '0' },
         logger,
       })
       await h.addAgent('4101')
@@ -91,47 +92,57 @@ forEachDialect(t, async (t, database) => {
       t.equal(h.sim.originateCount(), 1, 'not dialed again while its call is live')
 
       // The customer hangs up while the holder is still paused: the lead has no call any more, so the
-      // other dialer releases it (nothing counted) and dials it, under a claim of its own.
+      // other dialer releases it and counts the call whose result it cannot know (Unknown), then
+      // claims it again (the retry is due at once here) and dials it under a token of its own.
       const customer = h.sim.channels().find((c) => c.number === NUMBER && c.role === 'customer')
       t.ok(customer && h.sim.hangupChannel(customer.name), 'the customer hangs up')
+      await h.until('the lost result counted', () =>
+        lines.some((l) => String(l.msg).startsWith('released expired reservations') && l.counted === 1),
+      )
       await h.until(
-        'released, dialed again and settled by the other dialer',
+        'dialed again and settled by the other dialer',
         async () => (await h.lead('FE-1'))?.dial_status === 'Received',
         30_000,
       )
       const second = await h.lead('FE-1')
-      t.match(second, { call_count: 1, isReserved: 0 })
+      t.match(second, { call_count: 2, isReserved: 0 }, 'both calls counted')
       t.not(second?.claim_token, token, 'a new claim, a new token')
       t.equal(h.sim.originateCount(), 2)
       t.equal(h.sim.maxConcurrentCallsTo(NUMBER), 1, 'never two calls to the customer at once')
+      const counted = (await h.attempts('FE-1')).find((a) => a.linkedid === `hd-${id}-${token}`)
+      t.match(
+        counted,
+        { outcome: 'Unknown', attempt_no: 1, superseded: 0 },
+        'the lost call counted as Unknown',
+      )
 
-      // The paused dialer comes back and writes its call's result: kept as a superseded attempt, the
-      // lead left as the newer claim wrote it.
+      // The paused dialer comes back with its call's real result: its row takes it (still counted
+      // once), and the lead is left as the newer claim wrote it.
       paused.process.kill('SIGCONT')
-      await h.until(
-        'the late result is written as a superseded attempt',
-        async () => (await h.attempts('FE-1')).some((a) => a.superseded === 1),
-        30_000,
+      await h.until('the late result is logged with both tokens', () =>
+        paused.output().includes('late result'),
       )
       const attempts = await h.attempts('FE-1')
-      t.equal(attempts.length, 2, 'an attempt row for each call placed')
+      t.equal(attempts.length, 2, 'one attempt row for each call placed')
       t.match(
-        attempts.find((a) => a.superseded === 1),
+        attempts.find((a) => a.linkedid === `hd-${id}-${token}`),
         {
           dialer_id: 'paused-dialer',
-          attempt_no: 0,
-          linkedid: `hd-${id}-${token}`,
+          attempt_no: 1,
+          superseded: 0,
+          outcome: 'Received',
           phone_e164: first?.phone_e164,
         },
       )
       t.match(
-        attempts.find((a) => a.superseded === 0),
-        { dialer_id: 'dialer-test', attempt_no: 1 },
+        attempts.find((a) => a.linkedid !== `hd-${id}-${token}`),
+        {
+          dialer_id: 'dialer-test',
+          attempt_no: 2,
+          outcome: 'Received',
+        },
       )
-      t.match(await h.lead('FE-1'), { dial_status: 'Received', call_count: 1, isReserved: 0 })
-      await h.until('the late result is logged with both tokens', () =>
-        paused.output().includes('late result'),
-      )
+      t.match(await h.lead('FE-1'), { dial_status: 'Received', call_count: 2, isReserved: 0 })
       const logged = paused
         .output()
         .split('\n')

@@ -37,7 +37,7 @@ export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
   const { cutoff, rows } = await expiredReservations(d.db, d.now, d.timeoutSeconds)
   const live = rows.length > 0 ? await liveLinkedIds(d) : undefined
   let released = 0
-  const counted = 0
+  let counted = 0
   let kept = 0
   for (const r of live ? rows : []) {
     const calls = [...(live as Set<string>)].filter((id) => isCallOfLead(id, r.id))
@@ -49,8 +49,10 @@ export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
       )
       continue
     }
-    if (await releaseReservation(d.db, r.id, r.reservedBy, { token: r.token, notAfter: cutoff }))
-      released += 1
+    const fence = { token: r.token, notAfter: cutoff }
+    const done = await releaseReservation(d.db, r.id, r.reservedBy, fence, d.countUnknown)
+    if (done === 'released') released += 1
+    else if (done === 'counted') counted += 1
   }
   const agents = await releaseStaleAgents(d.db, { olderThan: cutoff })
   if (released + counted > 0) d.metrics.releases.inc({ kind: 'lead' }, released + counted)

@@ -26,6 +26,33 @@ export async function completeAttempt(trx: Transaction<Database>, attempt: NewCa
   await trx.insertInto('hold_dialer_call_attempts').values(attempt).execute()
 }
 
+/**
+ * A late result for a call its release already completed as `Unknown` (and counted for the lead):
+ * the row takes the call's real result and times, and keeps its count. Returns false when the call
+ * has no such row.
+ */
+export async function fillUnknownAttempt(
+  trx: Transaction<Database>,
+  attempt: NewCallAttempt,
+): Promise<boolean> {
+  if (!attempt.linkedid) return false
+  const {
+    master_id: _id,
+    attempt_no: _no,
+    superseded: _superseded,
+    dialer_id: _dialer,
+    started_at: _started,
+    ...result
+  } = attempt
+  const r = await trx
+    .updateTable('hold_dialer_call_attempts')
+    .set(result)
+    .where('linkedid', '=', attempt.linkedid)
+    .where('outcome', '=', UNKNOWN)
+    .executeTakeFirst()
+  return Number(r.numUpdatedRows) > 0
+}
+
 /** Removes the open row of a call that was never placed (a failed originate is not an attempt). */
 export async function dropOpenAttempt(trx: Transaction<Database>, key: string): Promise<void> {
   await trx
