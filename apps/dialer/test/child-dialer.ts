@@ -4,6 +4,19 @@ import { fakeClockEnv, type TestDatabase } from '@hold-dialer/db/testing'
 import type { Test } from 'tap'
 import type { Harness } from './harness.js'
 
+/** Where a dialer process logs in, and the zone it runs in (the rig's, open all day). */
+export interface ChildTarget {
+  amiPort: number
+  username: string
+  secret: string
+  timezone: string
+}
+
+/** The harness's pbx-sim as a child dialer's target. */
+export function simTarget(h: Harness): ChildTarget {
+  return { amiPort: h.sim.port, username: 'dialer', secret: 'dialer-pass', timezone: h.config.timezone }
+}
+
 const mainTs = fileURLToPath(new URL('../src/main.ts', import.meta.url))
 
 /** A dialer in a process of its own (`src/main.ts`), on the harness's database and pbx-sim. */
@@ -20,12 +33,13 @@ export interface ChildDialer {
 }
 
 /**
- * Starts the real dialer process against the harness (killed at teardown), so that it can be
- * killed (SIGKILL) or paused (SIGSTOP/SIGCONT) as an operator's worst day would.
+ * Starts the real dialer process against `target` (pbx-sim: `simTarget`, or a real Asterisk), killed
+ * at teardown, so that it can be killed (SIGKILL) or paused (SIGSTOP/SIGCONT) as an operator's worst
+ * day would.
  */
 export function childDialer(
   t: Test,
-  h: Harness,
+  target: ChildTarget,
   database: TestDatabase,
   dialerId: string,
   env: Record<string, string> = {},
@@ -38,11 +52,11 @@ export function childDialer(
     // Other dialers run on this host at the same time: this one does not listen (DIALER_HTTP_PORT).
     DIALER_HTTP_PORT: '0',
     AMI_HOST: '127.0.0.1',
-    AMI_PORT: String(h.sim.port),
-    AMI_USERNAME: 'dialer',
-    AMI_SECRET: 'dialer-pass',
+    AMI_PORT: String(target.amiPort),
+    AMI_USERNAME: target.username,
+    AMI_SECRET: target.secret,
     // The rig's zone (middayZone): open all day, whatever the hour the test runs.
-    TIMEZONE: h.config.timezone,
+    TIMEZONE: target.timezone,
     WORK_START: '00:00',
     WORK_END: '23:59',
     // Numbers are dialed at any hour here: the customers' calling hours are off too.

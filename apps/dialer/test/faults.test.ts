@@ -2,7 +2,7 @@ import { forEachDialect, unlessAlreadyGone } from '@hold-dialer/db/testing'
 import { startPbxSim } from '@hold-dialer/pbx-sim'
 import { sql } from 'kysely'
 import t from 'tap'
-import { childDialer } from './child-dialer.js'
+import { childDialer, simTarget } from './child-dialer.js'
 import { harness, lead } from './harness.js'
 
 const LONG_CALL = { kind: 'answer', ringSeconds: 1, talkSeconds: 150 } as const
@@ -57,7 +57,7 @@ forEachDialect(t, async (t, database) => {
       // The customer talks until the test hangs up (below), after the new process has adopted the call:
       // a fixed talk time would end the call before a slow start on a loaded machine.
       h.sim.setOutcome('5553000003', { kind: 'answer', ringSeconds: 1, talkSeconds: 100_000 })
-      const child = childDialer(t, h, database, 'crash-test')
+      const child = childDialer(t, simTarget(h), database, 'crash-test')
       await h.push(lead('FA-3', '5553000003'))
       await h.until(
         'answered',

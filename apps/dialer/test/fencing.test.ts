@@ -1,7 +1,7 @@
 import { forEachDialect } from '@hold-dialer/db/testing'
 import { sql } from 'kysely'
 import t from 'tap'
-import { childDialer } from './child-dialer.js'
+import { childDialer, simTarget } from './child-dialer.js'
 import { harness, lead, memoryLogger } from './harness.js'
 
 // Several dialers under faults (DECISIONS section 8): a reservation is not released while its call is
@@ -57,7 +57,7 @@ forEachDialect(t, async (t, database) => {
       await h.addAgent('4101')
       const NUMBER = '5553100001'
       h.sim.setOutcome(NUMBER, TALKS_ON)
-      const paused = childDialer(t, h, database, 'paused-dialer')
+      const paused = childDialer(t, simTarget(h), database, 'paused-dialer')
       await h.push(lead('FE-1', NUMBER))
       await h.until(
         'answered',
