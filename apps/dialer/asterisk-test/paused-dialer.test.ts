@@ -16,6 +16,9 @@ const customerLeg = (number: string) => (e: AmiMessage) =>
   /;1$/.test(String(e.channel)) && String(e.channel).startsWith(`Local/+${number}@customers`)
 
 forEachDialect(t, async (t, database) => {
+  // MySQL/MariaDB only: a process paused while it holds SQLite's one write lock stops every writer
+  // until it resumes (docs/decisions.md, "Dialer").
+  if (database.dialect !== 'mysql') return
   t.test('SIGSTOP past the reservation timeout, on the real PBX', async (t) => {
     const { logger, lines } = memoryLogger()
     const r = await asteriskRig(t, database, asterisk, {
@@ -25,7 +28,7 @@ forEachDialect(t, async (t, database) => {
     })
     await agent(r, '1051')
     // 5550009xxx: answers after 1 s and talks for an hour, until the test hangs up.
-    const NUMBER = database.dialect === 'sqlite' ? '5550009051' : '5550009052'
+    const NUMBER = '5550009051'
     const paused = childDialer(
       t,
       { amiPort: asterisk.port, ...asterisk.dialerUser, timezone: r.config.timezone },
@@ -33,6 +36,7 @@ forEachDialect(t, async (t, database) => {
       'paused-dialer',
       TESTBED_ENV,
     )
+    await paused.ready()
     const from = asterisk.events.length
     const customerUp = (since: number) =>
       asterisk.waitForEvent(
@@ -80,7 +84,7 @@ forEachDialect(t, async (t, database) => {
     const firstHangup = asterisk.events
       .slice(from)
       .findIndex((e) => e.event === 'Hangup' && customerLeg(NUMBER)(e))
-    const secondCall = asterisk.events.slice(from).indexOf(newCalls[1])
+    const secondCall = newCalls[1] ? asterisk.events.slice(from).indexOf(newCalls[1]) : -1
     t.ok(firstHangup >= 0 && firstHangup < secondCall, 'the second call began after the first had ended')
     const second = await r.lead('AP-1')
     t.match(second, { reserved_by: 'dialer-test', isReserved: 1 })

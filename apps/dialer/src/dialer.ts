@@ -251,7 +251,8 @@ export class Dialer {
         } else if (outcome === 'settled') {
           this.stats.settled += 1
           this.metrics.outcomes.inc({ status: result.outcome })
-        } else if (outcome === 'error') this.stats.settleErrors += 1
+        } else if (outcome === 'superseded') this.metrics.lateResults.inc()
+        else if (outcome === 'error') this.stats.settleErrors += 1
       },
       () => this.metrics.settleRetries.inc(),
     )
@@ -733,6 +734,7 @@ export class Dialer {
         calls: this.#calls,
         settles: this.#settles,
         countUnknown: this.#countUnknown,
+        metrics: this.metrics,
         logger: this.#d.logger,
         now: this.#now,
       })

@@ -46,6 +46,16 @@ export class DialerMetrics {
     labelNames: ['kind'] as const,
     registers: [this.registry],
   })
+  readonly lateResults = new Counter({
+    name: 'hold_dialer_dialer_late_results_total',
+    help: 'Call results that came back after their lead was released or claimed again (kept on the attempt row, not written to the lead)',
+    registers: [this.registry],
+  })
+  readonly lostResults = new Counter({
+    name: 'hold_dialer_dialer_lost_results_total',
+    help: 'Calls whose result was lost (crash or pause) when their reservation was released: counted as attempts with result Unknown',
+    registers: [this.registry],
+  })
   readonly amiReconnects = new Counter({
     name: 'hold_dialer_dialer_ami_reconnects_total',
     help: 'AMI logins after the first',

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { fakeClockEnv, type TestDatabase } from '@hold-dialer/db/testing'
+import { toDbTime } from '@hold-dialer/rules'
 import type { Test } from 'tap'
 import type { Harness } from './harness.js'
 
@@ -30,6 +31,11 @@ export interface ChildDialer {
   kill(): Promise<void>
   /** SIGTERM (a graceful stop), and waits for the exit. */
   stop(): Promise<void>
+  /**
+   * Resolves once the process (started or restarted at `since`) has written a heartbeat logged in to
+   * the PBX: a loaded machine can take tens of seconds to start one (TypeScript compiled on the fly).
+   */
+  ready(timeoutMs?: number): Promise<void>
 }
 
 /**
@@ -87,15 +93,32 @@ export function childDialer(
     await exited
   }
   const kill = () => end('SIGKILL')
+  let startedAt = new Date()
   const child: ChildDialer = {
     process: start(),
     output: () => output,
     async restart() {
       await kill()
+      startedAt = new Date()
       child.process = start()
     },
     kill,
     stop: () => end('SIGTERM'),
+    async ready(timeoutMs = 120_000) {
+      const since = toDbTime(new Date(startedAt.getTime() - 1000))
+      const deadline = Date.now() + timeoutMs
+      while (Date.now() < deadline) {
+        const beat = await database.handle.kysely
+          .selectFrom('hold_dialer_heartbeat')
+          .select(['ami_state', 'seen_at'])
+          .where('dialer_id', '=', dialerId)
+          .executeTakeFirst()
+        if (beat?.ami_state === 'connected' && beat.seen_at >= since) return
+        if (child.process.exitCode !== null) throw new Error(`dialer ${dialerId} exited: ${output}`)
+        await new Promise((r) => setTimeout(r, 100))
+      }
+      throw new Error(`dialer ${dialerId} not ready within ${timeoutMs} ms`)
+    },
   }
   t.teardown(kill)
   return child

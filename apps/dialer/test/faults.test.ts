@@ -58,6 +58,7 @@ forEachDialect(t, async (t, database) => {
       // a fixed talk time would end the call before a slow start on a loaded machine.
       h.sim.setOutcome('5553000003', { kind: 'answer', ringSeconds: 1, talkSeconds: 100_000 })
       const child = childDialer(t, simTarget(h), database, 'crash-test')
+      await child.ready()
       await h.push(lead('FA-3', '5553000003'))
       await h.until(
         'answered',
@@ -76,6 +77,7 @@ forEachDialect(t, async (t, database) => {
         'left reserved by the dead process',
       )
       await child.restart()
+      await child.ready()
       await h.until('the new process follows the call', () =>
         child.output().includes('a call of a previous run is still live'),
       )

@@ -4,6 +4,7 @@ import { type Config, fromDbTime } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { AgentTracker } from '../agents/agent-tracker.js'
+import type { DialerMetrics } from '../metrics.js'
 import type { SettleQueue } from '../settle-queue.js'
 import { openAttempt } from '../sql/attempts.js'
 import {
@@ -27,6 +28,7 @@ export interface ReconcileDeps {
   settles: SettleQueue
   /** Completes a released reservation's open attempt as `Unknown` (settle.ts `settleUnknown`). */
   countUnknown: CountUnknown
+  metrics: DialerMetrics
   logger: Logger
   now: () => Date
 }
@@ -80,6 +82,7 @@ export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
   await releaseStaleAgents(d.db, { heldBy: d.dialerId, except: [...d.calls.busyAgentIds()] })
   if (released > 0)
     d.logger.info({ released }, 'released reservations of a previous run with no live channel')
+  if (counted > 0) d.metrics.lostResults.inc(counted)
   if (counted > 0)
     d.logger.warn(
       { counted },

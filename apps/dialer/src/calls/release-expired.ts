@@ -56,6 +56,7 @@ export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
   }
   const agents = await releaseStaleAgents(d.db, { olderThan: cutoff })
   if (released + counted > 0) d.metrics.releases.inc({ kind: 'lead' }, released + counted)
+  if (counted > 0) d.metrics.lostResults.inc(counted)
   if (agents > 0) d.metrics.releases.inc({ kind: 'agent' }, agents)
   if (released + counted + agents > 0)
     d.logger.warn(
