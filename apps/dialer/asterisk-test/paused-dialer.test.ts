@@ -15,6 +15,22 @@ const asterisk = await startAsterisk(t)
 const customerLeg = (number: string) => (e: AmiMessage) =>
   /;1$/.test(String(e.channel)) && String(e.channel).startsWith(`Local/+${number}@customers`)
 
+/**
+ * The customer of the first call to `number` since event `from` hangs up: the far half (`;2`) of
+ * the customer's Local pair, as a phone put down would.
+ */
+async function customerHangsUp(number: string, from: number): Promise<void> {
+  const far = asterisk.events
+    .slice(from)
+    .find(
+      (e) =>
+        e.event === 'Newchannel' &&
+        /;2$/.test(String(e.channel)) &&
+        String(e.channel).startsWith(`Local/+${number}@customers`),
+    )
+  await asterisk.admin.action({ action: 'Hangup', channel: String(far?.channel), cause: 16 })
+}
+
 forEachDialect(t, async (t, database) => {
   // MySQL/MariaDB only: a process paused while it holds SQLite's one write lock stops every writer
   // until it resumes (docs/decisions.md, "Dialer").
@@ -63,15 +79,7 @@ forEachDialect(t, async (t, database) => {
 
     // The customer hangs up while the holder is paused.
     const hangupAt = asterisk.events.length
-    const far = asterisk.events
-      .slice(from)
-      .find(
-        (e) =>
-          e.event === 'Newchannel' &&
-          /;2$/.test(String(e.channel)) &&
-          String(e.channel).startsWith(`Local/+${NUMBER}@customers`),
-      )
-    await asterisk.admin.action({ action: 'Hangup', channel: String(far?.channel), cause: 16 })
+    await customerHangsUp(NUMBER, from)
     await r.until('the lost result counted', () =>
       lines.some((l) => String(l.msg).startsWith('released expired reservations') && l.counted === 1),
     )
@@ -89,15 +97,7 @@ forEachDialect(t, async (t, database) => {
     const second = await r.lead('AP-1')
     t.match(second, { reserved_by: 'dialer-test', isReserved: 1 })
     t.not(second?.claim_token, token)
-    const farAgain = asterisk.events
-      .slice(hangupAt)
-      .find(
-        (e) =>
-          e.event === 'Newchannel' &&
-          /;2$/.test(String(e.channel)) &&
-          String(e.channel).startsWith(`Local/+${NUMBER}@customers`),
-      )
-    await asterisk.admin.action({ action: 'Hangup', channel: String(farAgain?.channel), cause: 16 })
+    await customerHangsUp(NUMBER, hangupAt)
     await r.until(
       'settled by the other dialer',
       async () => (await r.lead('AP-1'))?.dial_status === 'Received',

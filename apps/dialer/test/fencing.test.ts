@@ -2,7 +2,7 @@ import { forEachDialect } from '@hold-dialer/db/testing'
 import { sql } from 'kysely'
 import t from 'tap'
 import { childDialer, simTarget } from './child-dialer.js'
-import { harness, lead, memoryLogger } from './harness.js'
+import { type Harness, harness, lead, memoryLogger } from './harness.js'
 
 // Several dialers under faults (DECISIONS section 8): a reservation is not released while its call is
 // live, a dialer adopts only its own claim's call, a late result never overwrites a newer claim, and
@@ -10,6 +10,16 @@ import { harness, lead, memoryLogger } from './harness.js'
 
 /** A customer who talks until the test hangs up: a fixed talk time would race a loaded machine. */
 const TALKS_ON = { kind: 'answer', ringSeconds: 1, talkSeconds: 100_000 } as const
+
+/** Pushes a lead for `number` and waits until the customer has answered (a dialer started first). */
+async function pushAndAnswer(h: Harness, oliId: string, number: string): Promise<void> {
+  await h.push(lead(oliId, number))
+  await h.until(
+    'answered',
+    () => h.sim.calls.some((c) => c.number === number && c.answeredAt !== null),
+    20_000,
+  )
+}
 
 forEachDialect(t, async (t, database) => {
   t.test(
@@ -63,12 +73,7 @@ forEachDialect(t, async (t, database) => {
         h.sim.setOutcome(NUMBER, TALKS_ON)
         const paused = childDialer(t, simTarget(h), database, 'paused-dialer')
         await paused.ready()
-        await h.push(lead('FE-1', NUMBER))
-        await h.until(
-          'answered',
-          () => h.sim.calls.some((c) => c.number === NUMBER && c.answeredAt !== null),
-          20_000,
-        )
+        await pushAndAnswer(h, 'FE-1', NUMBER)
         const first = await h.lead('FE-1')
         const id = Number(first?.id)
         const token = String(first?.claim_token)
@@ -169,12 +174,7 @@ forEachDialect(t, async (t, database) => {
       h.sim.setOutcome(NUMBER, TALKS_ON)
       const child = childDialer(t, simTarget(h), database, 'killed-dialer')
       await child.ready()
-      await h.push(lead('FE-4', NUMBER))
-      await h.until(
-        'answered',
-        () => h.sim.calls.some((c) => c.number === NUMBER && c.answeredAt !== null),
-        20_000,
-      )
+      await pushAndAnswer(h, 'FE-4', NUMBER)
       await h.until('the answer noted on the open attempt row', async () =>
         (await h.attempts('FE-4')).some((a) => a.answered_at !== null),
       )
