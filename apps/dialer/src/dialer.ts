@@ -12,6 +12,7 @@ import {
 import type { Logger } from 'pino'
 import { AGENT_REST_MS, AgentTracker } from './agents/agent-tracker.js'
 import { DeskStates } from './agents/desk-states.js'
+import { IssuedClaims, tokenOfKey } from './calls/call-key.js'
 import { callDurations, logCallPhase } from './calls/call-progress.js'
 import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tracker.js'
 import { progressiveOriginate } from './calls/originate.js'
@@ -130,6 +131,8 @@ export class Dialer {
   readonly #zonesChecked = new Set<string>()
   readonly #predictive: PredictiveEngine | undefined
   readonly #trunk: DialerTrunkBreaker
+  /** Claim tokens of this process whose calls have not finished (calls/call-key.ts). */
+  readonly #issued = new IssuedClaims()
   /** Completes a released reservation's lost call as an attempt with result Unknown (settle.ts). */
   readonly #countUnknown: CountUnknown
   /** Checks a claim that aged before its call was placed (calls/originate-call.ts). */
@@ -215,6 +218,7 @@ export class Dialer {
         busyHere: () => this.#calls.busyAgentIds(),
         trunk: this.#trunk,
         fence: this.#fence,
+        issued: this.#issued,
         onClaimed: () => {
           this.stats.claims += 1
           this.metrics.claims.inc({ mode: 'predictive' })
@@ -240,7 +244,10 @@ export class Dialer {
       settleContext,
       deps.logger,
       (err) => this.#availability.report(err) !== undefined,
-      (outcome, result) => {
+      (outcome, result, call) => {
+        // The call's claim is this process's until its result is written (a result kept to write
+        // again included): the expiry sweep must not take it for a paused dialer's.
+        if (outcome !== 'error') this.#issued.drop(tokenOfKey(call.key))
         // A restored lead is due again at once; a settled one when its retry comes sooner than the
         // memo's time (RETRY_SECONDS or ABANDON_RETRY_SECONDS under it; a new day's first retry is
         // hours away).
@@ -515,18 +522,21 @@ export class Dialer {
     return 1
   }
 
-  /** A claim, its time observed (claim latency). */
+  /** A claim under a token of this process's (calls/call-key.ts), its time observed (claim latency). */
   async #timedClaim(
     mode: 'progressive',
     req: Parameters<typeof claimLead>[1],
   ): Promise<ClaimedLead | undefined> {
     const end = this.metrics.claimSeconds.startTimer({ mode })
+    const token = this.#issued.issue()
     try {
-      const lead = await claimLead(this.#d.db, req, this.#dueProbes)
+      const lead = await claimLead(this.#d.db, { ...req, token }, this.#dueProbes)
       end({ result: lead ? 'claimed' : 'none' })
+      if (!lead) this.#issued.drop(token)
       return lead
     } catch (err) {
       end({ result: 'error' })
+      this.#issued.drop(token)
       throw err
     }
   }
@@ -734,6 +744,7 @@ export class Dialer {
         calls: this.#calls,
         settles: this.#settles,
         countUnknown: this.#countUnknown,
+        issued: this.#issued,
         metrics: this.metrics,
         logger: this.#d.logger,
         now: this.#now,
@@ -782,6 +793,7 @@ export class Dialer {
       now: this.#now(),
       timeoutSeconds: this.#d.config.reservationTimeoutSeconds,
       countUnknown: this.#countUnknown,
+      issued: this.#issued,
     })
   }
 }

@@ -4,6 +4,7 @@ import { type Config, isWithinWorkingHours, type PacingDecision, pacing } from '
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Agent, AgentTracker } from './agents/agent-tracker.js'
+import type { IssuedClaims } from './calls/call-key.js'
 import { logCallPhase } from './calls/call-progress.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { predictiveOriginate } from './calls/originate.js'
@@ -40,6 +41,8 @@ export interface PredictiveContext {
   trunk?: DialerTrunkBreaker
   /** Checks a claim that aged before its call was placed (calls/originate-call.ts). */
   fence?: OriginateDeps['fence']
+  /** Claim tokens of this process whose calls have not finished (calls/call-key.ts). */
+  issued?: IssuedClaims
   /** Claim latency and originates. */
   metrics?: DialerMetrics
 }
@@ -208,6 +211,7 @@ export class PredictiveEngine {
     rules: ClaimRules,
   ): Promise<ClaimedLead | undefined> {
     const end = this.#c.metrics?.claimSeconds.startTimer({ mode: 'predictive' })
+    const token = this.#c.issued?.issue()
     const lead = await claimLead(
       this.#c.conn,
       {
@@ -224,13 +228,16 @@ export class PredictiveEngine {
         callbackMode: this.#c.config.callbackMode,
         excludeIds: this.#c.cooldown(),
         ...rules,
+        ...(token ? { token } : {}),
       },
       this.#c.dueProbes,
     ).catch((err: unknown) => {
       end?.({ result: 'error' })
+      this.#c.issued?.drop(token)
       throw err
     })
     end?.({ result: lead ? 'claimed' : 'none' })
+    if (!lead) this.#c.issued?.drop(token)
     if (lead) this.#c.onClaimed()
     return lead
   }

@@ -22,7 +22,11 @@ export class SettleQueue {
     private readonly logger: Logger,
     /** True when the error means the database is unavailable (logged elsewhere, once a minute). */
     private readonly unavailable: (err: unknown) => boolean,
-    private readonly onWritten: (outcome: SettleOutcome | 'error', result: CallResult) => void,
+    private readonly onWritten: (
+      outcome: SettleOutcome | 'error',
+      result: CallResult,
+      call: TrackedCall,
+    ) => void,
     /** A kept result is being written again. */
     private readonly onRetry: () => void = () => {},
   ) {}
@@ -45,7 +49,7 @@ export class SettleQueue {
   write(call: TrackedCall, result: CallResult, count?: AnsweredCount): void {
     const job = settleCall(this.ctx, call, result, count)
       .then(({ outcome, current }) => {
-        this.onWritten(outcome, result)
+        this.onWritten(outcome, result, call)
         if (outcome === 'superseded') {
           this.logger.warn(
             {
@@ -61,7 +65,7 @@ export class SettleQueue {
         }
       })
       .catch((err: Error) => {
-        this.onWritten('error', result)
+        this.onWritten('error', result, call)
         const level = this.unavailable(err) ? 'debug' : 'error'
         this.logger[level]({ lead: call.leadId, err }, 'settle failed; kept to write again')
         this.#pending.push({ call, result, count })

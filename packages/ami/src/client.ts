@@ -39,6 +39,8 @@ export class AmiActionError extends Error {
   constructor(
     message: string,
     readonly reply?: AmiMessage,
+    /** True when the action was never written to the PBX (not connected): it certainly did nothing. */
+    readonly notSent = false,
   ) {
     super(message)
   }
@@ -151,7 +153,7 @@ export class AmiClient extends EventEmitter {
   action(action: Record<string, unknown>, timeoutMs = this.#options.actionTimeoutMs): Promise<AmiMessage> {
     const manager = this.#manager
     if (!manager || this.#state !== 'connected') {
-      return Promise.reject(new AmiActionError(`AMI not connected (${this.#state})`))
+      return Promise.reject(new AmiActionError(`AMI not connected (${this.#state})`, undefined, true))
     }
     return this.#send(manager, action, timeoutMs)
   }

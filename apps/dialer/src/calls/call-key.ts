@@ -31,3 +31,29 @@ export function tokenOfKey(key: string): string | undefined {
 export function isCallOfLead(linkedid: string | undefined, leadId: number): boolean {
   return linkedid?.startsWith(callKeyPrefix(leadId)) === true
 }
+
+/**
+ * The claim tokens this process issued whose calls have not finished. A reservation under one of them
+ * is this process's own, being dialed or followed: the login's check never takes it for a previous
+ * run's, and the expiry sweep never releases it, however old its `reserved_at` (a claim round that
+ * began before a pause writes the time it began). The token is issued before the claim is sent, so
+ * a claim committed while its answer is still on the way is covered too.
+ */
+export class IssuedClaims {
+  readonly #tokens = new Set<string>()
+
+  /** A new token, held until `drop`. */
+  issue(): string {
+    const token = newClaimToken()
+    this.#tokens.add(token)
+    return token
+  }
+
+  drop(token: string | null | undefined): void {
+    if (token) this.#tokens.delete(token)
+  }
+
+  has(token: string | null | undefined): boolean {
+    return token !== null && token !== undefined && this.#tokens.has(token)
+  }
+}

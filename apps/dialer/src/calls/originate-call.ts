@@ -59,13 +59,21 @@ export async function originateCall(
     deps.metrics?.originates.inc({ mode: start.mode ?? 'progressive', result: 'accepted' })
     return true
   } catch (err) {
-    const refused = (err as { reply?: unknown }).reply !== undefined
+    // Refused by the PBX, or never sent (the AMI was down): nothing was placed, and the call is
+    // settled at once. A timeout is not final: the Originate may have been placed.
+    const e = err as { reply?: unknown; notSent?: boolean }
+    const refused = e.reply !== undefined || e.notSent === true
     deps.metrics?.originates.inc({
       mode: start.mode ?? 'progressive',
       result: refused ? 'refused' : 'no_reply',
     })
     deps.logger.warn({ lead: start.leadId, err, refused }, 'originate not accepted')
-    if (refused) deps.calls.originateRefused(key)
+    if (refused) {
+      deps.calls.originateRefused(
+        key,
+        e.notSent ? 'Originate not sent: the AMI was not connected' : undefined,
+      )
+    }
     return false
   }
 }

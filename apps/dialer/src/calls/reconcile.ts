@@ -14,7 +14,7 @@ import {
   releaseReservation,
   releaseStaleAgents,
 } from '../sql/release-stale.js'
-import { callKey, isCallOfLead } from './call-key.js'
+import { callKey, type IssuedClaims, isCallOfLead } from './call-key.js'
 import type { CallTracker, LiveChannel } from './call-tracker.js'
 import { agentChannel } from './originate.js'
 
@@ -28,6 +28,8 @@ export interface ReconcileDeps {
   settles: SettleQueue
   /** Completes a released reservation's open attempt as `Unknown` (settle.ts `settleUnknown`). */
   countUnknown: CountUnknown
+  /** Claims of this process: never a previous run's (calls/call-key.ts). */
+  issued: IssuedClaims
   metrics: DialerMetrics
   logger: Logger
   now: () => Date
@@ -57,7 +59,9 @@ export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
   let released = 0
   let counted = 0
   for (const row of await ownReservations(d.db, d.dialerId)) {
-    if (tracked.has(row.id) || pending.has(row.id)) continue
+    // A claim of this very process (a round that claimed while the login's check ran) is not a
+    // previous run's, though no call of it may be listed yet.
+    if (tracked.has(row.id) || pending.has(row.id) || d.issued.has(row.claim_token)) continue
     const ofLead = channels.filter((c) => isCallOfLead(header(c, 'linkedid'), row.id))
     // A reservation from before claim tokens: its call is known by the lead alone.
     const key = row.claim_token === null ? undefined : callKey(row.id, row.claim_token)

@@ -9,7 +9,7 @@ import {
   releaseReservation,
   releaseStaleAgents,
 } from '../sql/release-stale.js'
-import { isCallOfLead } from './call-key.js'
+import { type IssuedClaims, isCallOfLead } from './call-key.js'
 
 export interface ReleaseExpiredDeps {
   db: Kysely<Database>
@@ -20,6 +20,8 @@ export interface ReleaseExpiredDeps {
   timeoutSeconds: number
   /** Completes a released reservation's open attempt as `Unknown` (settle.ts `settleUnknown`). */
   countUnknown: CountUnknown
+  /** Claims of this process, being dialed or followed: never released here (calls/call-key.ts). */
+  issued: IssuedClaims
 }
 
 /**
@@ -40,6 +42,9 @@ export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
   let counted = 0
   let kept = 0
   for (const r of live ? rows : []) {
+    // This process's own claim, though old (a round that began before a pause dates it then): it is
+    // being dialed or followed here.
+    if (d.issued.has(r.token)) continue
     const calls = [...(live as Set<string>)].filter((id) => isCallOfLead(id, r.id))
     if (calls.length > 0) {
       kept += 1

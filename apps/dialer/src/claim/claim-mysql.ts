@@ -83,7 +83,7 @@ export function claimMysql(db: Db, req: LeadClaim, memo?: DueProbeMemo): Promise
         continue
       }
 
-      const token = newClaimToken()
+      const token = req.token ?? newClaimToken()
       const open = openAttemptStatement(best, req, token)
       if (req.agentId === null) {
         await session.run([reserveLeadStatement(best, req, token), open], { commit: true })

@@ -76,7 +76,7 @@ async function claimInGroup(
       ended += 1
       continue
     }
-    const token = newClaimToken()
+    const token = req.token ?? newClaimToken()
     await session.run([reserveLeadStatement(best, req, token), openAttemptStatement(best, req, token)])
     return { lead: claimedLead(best, token), ended }
   }

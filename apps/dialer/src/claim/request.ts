@@ -49,6 +49,8 @@ export interface NumberCaps {
 }
 
 export interface LeadClaim extends ClaimRequest {
+  /** The claim's token (calls/call-key.ts); default a new one. */
+  token?: string
   /** Written on the call's attempt row, which the claim opens (default progressive). */
   dialMode?: 'progressive' | 'predictive'
   /** The desk the call is for, on its attempt row (progressive; pinned predictive). */
