@@ -25,7 +25,8 @@ function seedRow(lead: LeadBody, stamp: string, live: boolean): NewMasterRow {
   }
 }
 
-async function insertChunked(db: Kysely<Database>, rows: NewMasterRow[]): Promise<void> {
+/** Inserts lead rows 500 to a statement. */
+export async function insertChunked(db: Kysely<Database>, rows: NewMasterRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 500) {
     await db
       .insertInto('hold_dialer_master_data')
