@@ -1,7 +1,7 @@
 import { seedAgents } from '@hold-dialer/bench/fleet'
 import { lostLeads } from '@hold-dialer/bench/scale-checks'
-import { insertChunked } from '@hold-dialer/bench/seed'
-import { type Db, type NewMasterRow, unavailableReason } from '@hold-dialer/db'
+import { insertChunked, seedRow } from '@hold-dialer/bench/seed'
+import { type Db, unavailableReason } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
 import { sql } from 'kysely'
 import { CALL_KEY } from './pbx.js'
@@ -62,23 +62,18 @@ export class ChaosDb {
   async seed(extensions: readonly string[], leads: number, now: Date): Promise<string[]> {
     await seedAgents(this.#k, extensions)
     const stamp = toDbTime(now)
-    const rows = Array.from(
-      { length: leads },
-      (_, i): NewMasterRow => ({
-        oli_id: oliId(i),
-        phone_number: leadNumber(i),
-        phone_e164: `+${leadNumber(i)}`,
-        client_name: `Chaos ${i}`,
-        form_type: 'chaos',
-        priority_id: 1,
-        dial_status: 'Pending',
-        call_count: 0,
-        isReserved: 0,
-        isRnrSent: 0,
-        status: 1,
-        push_date: stamp,
-        created_at: stamp,
-      }),
+    const rows = Array.from({ length: leads }, (_, i) =>
+      seedRow(
+        {
+          oli_id: oliId(i),
+          phone_number: leadNumber(i),
+          client_name: `Chaos ${i}`,
+          form_type: 'chaos',
+          priority_id: 1,
+        },
+        stamp,
+        false,
+      ),
     )
     await insertChunked(this.#k, rows)
     return rows.map((r) => r.oli_id)
