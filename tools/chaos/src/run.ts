@@ -89,6 +89,7 @@ export async function runChaos(o: ChaosOptions, databaseUrl: string): Promise<Ch
   })
   let stopPanels = () => {}
   let fleet: ChaosFleet | undefined
+  let run: Run | undefined
   const exits: string[] = []
   try {
     await migrate(db)
@@ -117,21 +118,22 @@ export async function runChaos(o: ChaosOptions, databaseUrl: string): Promise<Ch
       },
       120_000,
     )
-    const run = new Run(o, checks, pbx, f, activity)
-    run.watch()
+    const r = new Run(o, checks, pbx, f, activity)
+    run = r
+    r.watch()
     const faultStart = Date.now()
     await phase(
       `${o.mode}, seed ${o.seed}, ${o.dialers} dialers, ${o.seconds} s of faults`,
       async () => {
-        step(() => run.progress(faultStart))
+        step(() => r.progress(faultStart))
         await Promise.all([
-          run.mainLine(faultStart + o.seconds * 1000),
-          run.pauseLine(faultStart + o.seconds * 1000),
+          r.mainLine(faultStart + o.seconds * 1000),
+          r.pauseLine(faultStart + o.seconds * 1000),
         ])
-        step(() => `faults over, waiting for the dialers they hit to work again; ${run.progress(faultStart)}`)
+        step(() => `faults over, waiting for the dialers they hit to work again; ${r.progress(faultStart)}`)
         await waitFor(
           'every dialer hit by a fault to work again',
-          async () => !run.recoveries.pending(),
+          async () => !r.recoveries.pending(),
           600_000,
         )
       },
@@ -146,7 +148,7 @@ export async function runChaos(o: ChaosOptions, databaseUrl: string): Promise<Ch
       // reservation its holder lost track of is released by another dialer after the timeout, at its
       // next release round (every 30 s).
       const allowMs = (o.reservationTimeout + RING_TIMEOUT_SECONDS + 30 + RELEASE_ROUND_MS / 1000 + 5) * 1000
-      step(() => `${run.reserved} leads still reserved`)
+      step(() => `${r.reserved} leads still reserved`)
       // Leads still reserved once the longest call (90 simulated seconds of ringing and talk, then a
       // hold timeout in predictive mode) and the reservation timeout are over: their holder neither
       // settled nor released them, so they wait for another dialer's release round. Shown, not failed.
@@ -154,7 +156,7 @@ export async function runChaos(o: ChaosOptions, databaseUrl: string): Promise<Ch
       const late = setTimeout(() => {
         void checks.leftReserved().then(
           (f) => {
-            run.slowToSettle = f
+            r.slowToSettle = f
           },
           () => {},
         )
@@ -162,20 +164,21 @@ export async function runChaos(o: ChaosOptions, databaseUrl: string): Promise<Ch
       await waitFor(
         'no lead reserved',
         async () => {
-          run.reserved = await checks.reservedCount()
-          return run.reserved === 0
+          r.reserved = await checks.reservedCount()
+          return r.reserved === 0
         },
         allowMs,
       ).catch(() => {})
       clearTimeout(late)
       terms = await f.terminateAll()
     })
-    run.stopWatching()
-    await run.idle()
+    r.stopWatching()
+    await r.idle()
     pbx.check()
     pbx.checkLogs()
-    return await run.result({ pushed, exits, faultSeconds, runStart, terms })
+    return await r.result({ pushed, exits, faultSeconds, runStart, terms })
   } finally {
+    run?.stopWatching()
     stopPanels()
     await fleet?.killAll()
     await pbx.close()
