@@ -59,7 +59,9 @@ export function report(r: ChaosResult): string {
     'faults:',
     ...table(
       ['at s', 'fault', 'target', 'lasted s', 'detail'],
-      r.faults.map((f) => [f.at.toFixed(1), f.kind, f.target, f.seconds.toFixed(1), f.detail]),
+      [...r.faults]
+        .sort((a, b) => a.at - b.at)
+        .map((f) => [f.at.toFixed(1), f.kind, f.target, f.seconds.toFixed(1), f.detail]),
     ).map((l) => `  ${l}`),
     '',
     `recovery after each fault (seconds to the first call placed or settled): ${
