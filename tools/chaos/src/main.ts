@@ -1,18 +1,10 @@
-import {
-  dropCreatedDatabases,
-  dropDatabase,
-  dropDatabasesOnSignal,
-  freshDatabaseUrl,
-} from '@hold-dialer/bench/databases'
 import { helpOrRefusal } from '@hold-dialer/bench/options'
-import { killEveryDialer } from './dialers.js'
 import { OPTIONS, parseChaosOptions, USAGE, UsageError } from './options.js'
-import { failed, report } from './report.js'
-import { runChaos } from './run.js'
 
 /**
  * `pnpm chaos [--seconds 60 --seed N ...]`: one chaos run on a fresh MariaDB database. The report goes
- * to stdout, progress to stderr; exit code 1 when an invariant failed, 2 on a bad option.
+ * to stdout, progress to stderr; exit code 1 when an invariant failed, 2 on a bad option. The run's
+ * modules are loaded once the options are read, so that --help and a wrong option answer at once.
  */
 const say = (line: string) => process.stdout.write(`${line}\n`)
 
@@ -31,6 +23,16 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`chaos: ${error.message}\nRun \`pnpm chaos --help\` for the options.\n`)
     return 2
   }
+  const { dropDatabase, dropDatabasesOnSignal, freshDatabaseUrl } = await import(
+    '@hold-dialer/bench/databases'
+  )
+  const { killEveryDialer } = await import('./dialers.js')
+  const { runChaos } = await import('./run.js')
+  const { failed, report } = await import('./report.js')
+  // Ctrl-C: a dialer left stopped (SIGSTOP) would outlive the run, so every dialer is woken and
+  // killed before the run's database is dropped.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, killEveryDialer)
+  dropDatabasesOnSignal()
   const url = await freshDatabaseUrl('mysql', 'run', 'hd_chaos')
   say(`seed ${o.seed}, database ${new URL(url).pathname.slice(1)}`)
   try {
@@ -42,18 +44,14 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
-// Ctrl-C: a dialer left stopped (SIGSTOP) would outlive the run, so every dialer is woken and killed
-// before the run's database is dropped.
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, killEveryDialer)
-dropDatabasesOnSignal()
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   async (error: unknown) => {
     process.stderr.write(
       `chaos failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
     )
-    killEveryDialer()
-    await dropCreatedDatabases()
+    ;(await import('./dialers.js')).killEveryDialer()
+    await (await import('@hold-dialer/bench/databases')).dropCreatedDatabases()
     process.exit(1)
   },
 )

@@ -184,11 +184,15 @@ export class ChaosPbx {
     const note = (found: Map<string, string>, what: string, key: string, calls: Map<number, string>) => {
       if (calls.size < 2) return
       const id = `${generation}:${key}:${[...calls.keys()].sort((a, b) => a - b).join(',')}`
-      if (!found.has(id))
-        found.set(
-          id,
-          `${what} ${key}: calls ${[...calls.values()].join(', ')} live at once (pbx ${generation})`,
+      // Each call with the dialer whose Originate placed it.
+      const named = [...calls.entries()].map(([callId, linkedid]) => {
+        const by = dialerOfActionId(
+          this.#generations[generation - 1]?.sim.calls[callId - 1]?.actionId ?? null,
         )
+        return `${linkedid} (${by ?? 'unknown'})`
+      })
+      if (!found.has(id))
+        found.set(id, `${what} ${key}: calls ${named.join(', ')} live at once (pbx ${generation})`)
     }
     for (const [number, calls] of byNumber) note(this.numberOverlaps, 'number', number, calls)
     for (const [extension, calls] of byAgent) note(this.agentOverlaps, 'agent', extension, calls)

@@ -196,6 +196,8 @@ class Run {
   #ticker: NodeJS.Timeout | undefined
   #ticking: Promise<void> = Promise.resolve()
   #faultStart = Date.now()
+  /** What the main line of faults is doing, for the progress lines. */
+  #mainState = 'starting'
   pausesOverRelease = 0
   checkerErrors = 0
   slowToSettle: Found = { count: 0, examples: [] }
@@ -234,7 +236,7 @@ class Run {
       this.pbx.agentOverlaps.size +
       this.held.failures.size +
       this.recoveries.all.filter((r) => r.status === 'failed').length
-    return `${Math.round((Date.now() - faultStart) / 1000)} of ${this.o.seconds} s: ${this.pbx.placed.size} calls placed, ${this.#settled} settled; faults: kill ${count('kill')}, stop ${count('stop')}, db ${count('db')}, pbx ${count('pbx')}; invariants broken so far: ${broken}`
+    return `${Math.round((Date.now() - faultStart) / 1000)} of ${this.o.seconds} s: ${this.pbx.placed.size} calls placed, ${this.#settled} settled; faults: kill ${count('kill')}, stop ${count('stop')}, db ${count('db')}, pbx ${count('pbx')} (${this.#mainState}); invariants broken so far: ${broken}`
   }
 
   async #tick(): Promise<void> {
@@ -285,9 +287,11 @@ class Run {
   /** kill -9, database KILL and PBX restart, one after another, each once the last one's dialers work again. */
   async mainLine(until: number): Promise<void> {
     for (const f of mainFaults(this.o.seed, this.o.faults)) {
+      this.#mainState = `next: ${f.kind} in ${(f.gapMs / 1000).toFixed(1)} s`
       await sleep(f.gapMs)
-      if (Date.now() >= until) return
+      if (Date.now() >= until) break
       const at = Date.now()
+      this.#mainState = `injecting ${f.kind}`
       let fault: number
       if (f.kind === 'kill') {
         const target = picked(this.fleet.running(), f.pick)
@@ -295,11 +299,15 @@ class Run {
         await target.kill()
         await sleep(f.awayMs)
         target.restart()
+        // The fault lasts until the new process is up (its first heartbeat): how long Node takes to
+        // start on a loaded machine is not the dialer's recovery, which is counted from there.
+        const restarted = Date.now()
+        await waitFor(`${target.id} to start again`, async () => target.releaseBase !== undefined, 120_000)
         fault = this.#record(
           'kill',
           target.id,
           at,
-          `kill -9, restarted after ${(f.awayMs / 1000).toFixed(1)} s`,
+          `kill -9, restarted after ${(f.awayMs / 1000).toFixed(1)} s, up ${((Date.now() - restarted) / 1000).toFixed(1)} s later`,
         )
         this.recoveries.expect(fault, [target.id])
       } else if (f.kind === 'db') {
@@ -317,12 +325,14 @@ class Run {
         )
         this.recoveries.expect(fault, this.#everyDialer())
       }
+      this.#mainState = `waiting for the dialers ${f.kind} hit to work again`
       await waitFor(
         `the dialers hit by fault ${fault} to work again`,
         async () => !this.recoveries.pending(fault),
         600_000,
       )
     }
+    this.#mainState = 'done'
   }
 
   /**

@@ -66,13 +66,13 @@ t.test(
     await until('the second call to the same customer', () => pbx.numberOverlaps.size > 0)
     t.match(
       [...pbx.numberOverlaps.values()][0],
-      /^number 15550000001: calls hd-1-aaaaaaaa, hd-1-bbbbbbbb live at once/,
+      /^number 15550000001: calls hd-1-aaaaaaaa \(chaos-7\), hd-1-bbbbbbbb \(chaos-7\) live at once/,
     )
     await call('6001', '15550000002', 'hd-2-cccccccc')
     await until('the desk rung again', () => pbx.agentOverlaps.size > 0)
     t.match(
       [...pbx.agentOverlaps.values()][0],
-      /^agent 6001: calls hd-1-aaaaaaaa, hd-2-cccccccc live at once/,
+      /^agent 6001: calls hd-1-aaaaaaaa \(chaos-7\), hd-2-cccccccc \(chaos-7\) live at once/,
     )
     t.same(originated, ['chaos-7', 'chaos-7', 'chaos-7'], "each Originate's dialer, from its ActionID")
     t.match(pbx.placed.get('hd-1-aaaaaaaa'), {
