@@ -11,6 +11,9 @@ export const oliId = (i: number) => `CH-${i}`
 /** The lead's number as pbx-sim sees it (digits; the dialer dials `+<digits>`). */
 export const leadNumber = (i: number) => `1555${String(i).padStart(7, '0')}`
 
+/** The outcome of an attempt row its claim opened and no settle or release has completed yet. */
+export const DIALING = 'Dialing'
+
 /** Examples kept of each failed check: enough to start from, not the whole list. */
 export const EXAMPLES = 5
 
@@ -35,27 +38,36 @@ export class ChaosDb {
   }
 
   /**
-   * Records, in the attempt's own transaction, the lead as it stood when each attempt row was written:
-   * its claim token, status and holder. A trigger of this run's database, not of the product: it is
-   * what lets "no result lands on a newer claim" be checked at the moment of each write rather than
-   * guessed from the end state (a claim restored without a call leaves no row to compare with).
-   * The settle writes the attempt after locking the lead and before changing it (settle.ts), so the
-   * lead read here is the one the settle decided on.
+   * Records, in the attempt's own transaction, the lead as it stood when each attempt row got its
+   * result: its claim token, status and holder. Triggers of this run's database, not of the product:
+   * they let "no result lands on a newer claim" be checked at the moment of each write rather than
+   * guessed from the end state (a claim restored without a call leaves nothing to compare with).
+   * A row gets its result when it is written whole (settle.ts writes the attempt after locking the
+   * lead and before changing it), or, where the claim opens the row (`Dialing`) and the settle or a
+   * release completes it, when its outcome leaves `Dialing`; both are recorded (`insert`,
+   * `complete`). A later change of a completed row (a late result filling an `Unknown` one) is not:
+   * whether the call counts was decided at its completion.
    */
   async installFence(): Promise<void> {
     await sql`CREATE TABLE chaos_attempt_fence (
-      attempt_id BIGINT NOT NULL PRIMARY KEY,
+      attempt_id BIGINT NOT NULL,
+      event VARCHAR(8) NOT NULL,
+      outcome VARCHAR(20) NOT NULL,
       lead_token CHAR(8) NULL,
       lead_status VARCHAR(20) NULL,
       lead_reserved TINYINT NULL,
-      lead_holder VARCHAR(100) NULL
+      lead_holder VARCHAR(100) NULL,
+      PRIMARY KEY (attempt_id, event)
     )`.execute(this.#k)
-    await sql`CREATE TRIGGER chaos_attempt_fence AFTER INSERT ON hold_dialer_call_attempts FOR EACH ROW
-      INSERT INTO chaos_attempt_fence (attempt_id, lead_token, lead_status, lead_reserved, lead_holder)
-      SELECT NEW.id, m.claim_token, m.dial_status, m.isReserved, m.reserved_by
-      FROM (SELECT 1 AS one) AS o LEFT JOIN hold_dialer_master_data m ON m.id = NEW.master_id`.execute(
-      this.#k,
-    )
+    const record = (event: string) =>
+      sql.raw(`INSERT INTO chaos_attempt_fence
+        (attempt_id, event, outcome, lead_token, lead_status, lead_reserved, lead_holder)
+      SELECT NEW.id, '${event}', NEW.outcome, m.claim_token, m.dial_status, m.isReserved, m.reserved_by
+      FROM (SELECT 1 AS one) AS o LEFT JOIN hold_dialer_master_data m ON m.id = NEW.master_id`)
+    await sql`CREATE TRIGGER chaos_attempt_written AFTER INSERT ON hold_dialer_call_attempts FOR EACH ROW
+      ${record('insert')}`.execute(this.#k)
+    await sql`CREATE TRIGGER chaos_attempt_completed AFTER UPDATE ON hold_dialer_call_attempts FOR EACH ROW
+      ${record('complete')} WHERE OLD.outcome = ${DIALING} AND NEW.outcome <> ${DIALING}`.execute(this.#k)
   }
 
   /** The agents (ready, panel fresh) and `leads` Pending leads; returns the leads' `oli_id`s. */
@@ -199,9 +211,10 @@ export class ChaosDb {
   }
 
   /**
-   * "No result lands on a newer claim", as each attempt row was written (the fence trigger): a row
-   * that counts (superseded 0) must have found its lead live, held by the dialer that wrote it,
-   * under the claim token its call key carries. Superseded rows are counted, not failed.
+   * "No result lands on a newer claim", as each attempt row got its result (the fence triggers): a
+   * row that counts (superseded 0) must have found its lead live, held by the dialer that wrote it,
+   * under the claim token its call key carries. Superseded rows are counted, not failed; rows still
+   * open (`Dialing`) are the attempt-row check's (`openAttempts`).
    */
   async fenceAtWrite(): Promise<Found & { superseded: number; unrecorded: number }> {
     const { rows } = await sql<{
@@ -210,25 +223,35 @@ export class ChaosDb {
       linkedid: string | null
       dialer_id: string
       superseded: number
-      attempt_id: number | null
+      outcome: string
+      event: string | null
+      written: string | null
       lead_token: string | null
       lead_status: string | null
       lead_reserved: number | null
       lead_holder: string | null
-    }>`SELECT a.id, a.oli_id, a.linkedid, a.dialer_id, a.superseded, f.attempt_id, f.lead_token,
-         f.lead_status, f.lead_reserved, f.lead_holder
-       FROM hold_dialer_call_attempts a LEFT JOIN chaos_attempt_fence f ON f.attempt_id = a.id`.execute(
-      this.#k,
-    )
+    }>`SELECT a.id, a.oli_id, a.linkedid, a.dialer_id, a.superseded, a.outcome, f.event, f.outcome AS written,
+         f.lead_token, f.lead_status, f.lead_reserved, f.lead_holder
+       FROM hold_dialer_call_attempts a LEFT JOIN chaos_attempt_fence f ON f.attempt_id = a.id
+       ORDER BY a.id`.execute(this.#k)
+    // The record of each row's result: its completion, else its insert when written whole.
+    const results = new Map<number, (typeof rows)[number]>()
+    for (const r of rows) {
+      const seen = results.get(Number(r.id))
+      if (r.event === 'complete' || (r.event === 'insert' && r.written !== DIALING && !seen?.event))
+        results.set(Number(r.id), r)
+      else if (!seen) results.set(Number(r.id), { ...r, event: null })
+    }
     const wrong: string[] = []
     let superseded = 0
     let unrecorded = 0
-    for (const r of rows) {
+    for (const r of results.values()) {
       if (Number(r.superseded) === 1) {
         superseded += 1
         continue
       }
-      if (r.attempt_id === null) {
+      if (r.outcome === DIALING) continue
+      if (r.event === null) {
         unrecorded += 1
         continue
       }
@@ -241,10 +264,24 @@ export class ChaosDb {
         r.lead_holder === r.dialer_id
       if (!ok)
         wrong.push(
-          `attempt ${r.id} of ${r.oli_id} (${r.linkedid}, by ${r.dialer_id}) written while the lead was ${r.lead_status}, reserved ${r.lead_reserved} by ${r.lead_holder}, token ${r.lead_token}`,
+          `attempt ${r.id} of ${r.oli_id} (${r.linkedid}, by ${r.dialer_id}) got its result while the lead was ${r.lead_status}, reserved ${r.lead_reserved} by ${r.lead_holder}, token ${r.lead_token}`,
         )
     }
     return { ...found(wrong), superseded, unrecorded }
+  }
+
+  /** Attempt rows still open (`Dialing`: opened by a claim, never completed) once every dialer stopped. */
+  async openAttempts(): Promise<Found> {
+    const rows = await this.#k
+      .selectFrom('hold_dialer_call_attempts')
+      .select(['id', 'oli_id', 'linkedid', 'dialer_id', 'started_at'])
+      .where('outcome', '=', DIALING)
+      .execute()
+    return found(
+      rows.map(
+        (r) => `attempt ${r.id} of ${r.oli_id} (${r.linkedid}, by ${r.dialer_id}) opened at ${r.started_at}`,
+      ),
+    )
   }
 
   /**

@@ -1,8 +1,8 @@
 import type { ChaosResult, Invariant } from './run.js'
 
-/** Whether the run failed: any invariant, the pending change's attempt-row check included. */
+/** Whether the run failed: any invariant, the pending change's attempt-row checks included. */
 export function failed(r: ChaosResult): boolean {
-  return [...r.invariants, r.attemptRows].some((i) => i.count > 0)
+  return [...r.invariants, ...r.attemptRows].some((i) => i.count > 0)
 }
 
 function table(header: string[], rows: (string | number)[][]): string[] {
@@ -54,7 +54,7 @@ export function report(r: ChaosResult): string {
     ...invariantRows(r.invariants),
     '',
     'Pending change (item 4: an attempt row written when a call is placed):',
-    ...invariantRows([r.attemptRows]),
+    ...invariantRows(r.attemptRows),
     '',
     'faults:',
     ...table(
@@ -88,13 +88,14 @@ export function report(r: ChaosResult): string {
   if (r.checkerErrors > 0)
     out.push('', `the checker's own queries failed ${r.checkerErrors} times (not counted as invariants)`)
   const others = r.invariants.filter((i) => i.count > 0).length
+  const rows = r.attemptRows.filter((i) => i.count > 0).length
   out.push(
     '',
-    others === 0 && r.attemptRows.count === 0
+    others === 0 && rows === 0
       ? 'every invariant held'
       : others === 0
-        ? 'every invariant held but the attempt-row check (pending change, item 4)'
-        : `FAILED: ${others} invariant(s)${r.attemptRows.count > 0 ? ', and the attempt-row check' : ''}; rerun with --seed ${o.seed}`,
+        ? 'every invariant held but the attempt-row checks (pending change, item 4)'
+        : `FAILED: ${others} invariant(s)${rows > 0 ? ', and the attempt-row checks' : ''}; rerun with --seed ${o.seed}`,
   )
   return out.join('\n')
 }

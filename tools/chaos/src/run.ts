@@ -55,8 +55,11 @@ export interface ChaosResult {
   /** Pauses that spanned another dialer's release round (its reservations expired meanwhile). */
   pausesOverRelease: number
   invariants: Invariant[]
-  /** The invariant of a pending change, shown apart: every call placed has an attempt row. */
-  attemptRows: Invariant
+  /**
+   * The invariants of a change under way (issue 26, item 4), shown apart: every call placed has an
+   * attempt row, and none is left open once the dialers stopped.
+   */
+  attemptRows: Invariant[]
   recoveries: Recovery[]
   /** Leads still reserved past the reservation timeout once the agents were paused (released later). */
   slowToSettle: Found
@@ -413,7 +416,7 @@ class Run {
       invariant('agents-held', 'no agent left held on a call at the end', await checks.agentsLeftOnCall()),
       invariant(
         'fence-write',
-        'no result lands on a newer claim (each counted attempt, as written)',
+        'no result lands on a newer claim (each counted attempt, as its result was written)',
         atWrite.unrecorded > 0
           ? found([...atWrite.examples, `${atWrite.unrecorded} attempt rows without a fence record`])
           : atWrite,
@@ -460,11 +463,18 @@ class Run {
       faultCounts,
       pausesOverRelease: this.pausesOverRelease,
       invariants,
-      attemptRows: invariant(
-        'attempt-rows',
-        'every call the PBX placed has an attempt row',
-        this.#missingRows(await checks.attemptKeys()),
-      ),
+      attemptRows: [
+        invariant(
+          'attempt-rows',
+          'every call the PBX placed has an attempt row',
+          this.#missingRows(await checks.attemptKeys()),
+        ),
+        invariant(
+          'open-rows',
+          "no attempt row left open ('Dialing') at the end",
+          await checks.openAttempts(),
+        ),
+      ],
       recoveries: this.recoveries.all,
       slowToSettle: this.slowToSettle,
       sigtermSeconds: r.terms.seconds,

@@ -45,7 +45,7 @@ export function chaosRunTest(t: Test, mode: DialMode, seed: number): void {
       t.ok(r.calls.settled >= 50, `${r.calls.settled} calls settled`)
       for (const kind of ['kill', 'stop', 'db', 'pbx'] as const)
         t.ok(r.faultCounts[kind] >= 1, `${r.faultCounts[kind]} faults of kind ${kind}`)
-      for (const i of [...r.invariants, r.attemptRows]) {
+      for (const i of [...r.invariants, ...r.attemptRows]) {
         t.equal(i.count, 0, i.count === 0 ? i.name : `${i.name}: ${i.examples.join('; ')}`)
       }
       t.equal(r.checkerErrors, 0, "the checker's queries did not fail")

@@ -74,8 +74,57 @@ t.test('a result written while its lead was held under another claim fails the c
   const wrong = await checks.fenceAtWrite()
   t.equal(wrong.count, 2, 'a newer claim, and another holder')
   t.match(wrong.examples[0], /hd-\d+-cccccccc.*token aaaaaaaa/)
-  t.match(wrong.examples[1], /by chaos-1\) written while the lead was Calling, reserved 1 by chaos-2/)
+  t.match(wrong.examples[1], /by chaos-1\) got its result while the lead was Calling, reserved 1 by chaos-2/)
 })
+
+t.test(
+  'a row opened at the claim is judged when it gets its result, and one left open is caught',
+  async (t) => {
+    const { db, checks, id } = await setup(t)
+    const k = db.kysely
+    const hold = (lead: number, token: string) =>
+      k
+        .updateTable('hold_dialer_master_data')
+        .set({ dial_status: 'Calling', isReserved: 1, reserved_by: 'chaos-1', claim_token: token })
+        .where('id', '=', lead)
+        .execute()
+    const open = (lead: number, token: string) =>
+      k
+        .insertInto('hold_dialer_call_attempts')
+        .values({ ...attempt(lead, `hd-${lead}-${token}`, 0), outcome: 'Dialing' })
+        .execute()
+    const complete = (lead: number, token: string, outcome: string, from = 'Dialing') =>
+      k
+        .updateTable('hold_dialer_call_attempts')
+        .set({ outcome })
+        .where('linkedid', '=', `hd-${lead}-${token}`)
+        .where('outcome', '=', from)
+        .execute()
+    // Lead 0: opened and completed under its claim; then completed Unknown by a release (still held),
+    // and a late result fills it after the lead was claimed again: judged at the completion, fine.
+    await hold(id(0), 'aaaaaaaa')
+    await open(id(0), 'aaaaaaaa')
+    t.equal((await checks.openAttempts()).count, 1, 'a row opened and not completed')
+    await complete(id(0), 'aaaaaaaa', 'Received')
+    await hold(id(0), 'bbbbbbbb')
+    await open(id(0), 'bbbbbbbb')
+    await complete(id(0), 'bbbbbbbb', 'Unknown')
+    await hold(id(0), 'cccccccc')
+    await complete(id(0), 'bbbbbbbb', 'Received', 'Unknown')
+    // Lead 1: its row completed, counted, after the lead was claimed again: the failure.
+    await hold(id(1), 'dddddddd')
+    await open(id(1), 'dddddddd')
+    await hold(id(1), 'eeeeeeee')
+    await complete(id(1), 'dddddddd', 'Not Connected')
+    const wrong = await checks.fenceAtWrite()
+    t.match(wrong, { count: 1, unrecorded: 0 })
+    t.match(
+      wrong.examples[0],
+      /hd-\d+-dddddddd.*got its result while the lead was Calling, reserved 1 by chaos-1, token eeeeeeee/,
+    )
+    t.equal((await checks.openAttempts()).count, 0)
+  },
+)
 
 t.test("a lead whose latest counted attempt is not its claim's fails the check at the end", async (t) => {
   const { db, checks, id } = await setup(t)
