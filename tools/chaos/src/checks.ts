@@ -328,13 +328,17 @@ export class ChaosDb {
     return new Set(rows.flatMap((r) => (r.linkedid ? [r.linkedid] : [])))
   }
 
-  /** Attempt rows: all, and those kept as superseded. */
-  async attemptCounts(): Promise<{ all: number; superseded: number }> {
+  /** Attempt rows: all, those kept as superseded, and those whose call's result was lost (`Unknown`). */
+  async attemptCounts(): Promise<{ all: number; superseded: number; unknown: number }> {
     const r = await this.#k
       .selectFrom('hold_dialer_call_attempts')
-      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('superseded').as('s')])
+      .select((eb) => [
+        eb.fn.countAll<number>().as('n'),
+        eb.fn.sum<number>('superseded').as('s'),
+        eb.fn.sum<number>(eb.case().when('outcome', '=', 'Unknown').then(1).else(0).end()).as('u'),
+      ])
       .executeTakeFirst()
-    return { all: Number(r?.n ?? 0), superseded: Number(r?.s ?? 0) }
+    return { all: Number(r?.n ?? 0), superseded: Number(r?.s ?? 0), unknown: Number(r?.u ?? 0) }
   }
 }
 

@@ -43,6 +43,7 @@ export function report(r: ChaosResult): string {
         ['calls placed (a customer was rung)', r.calls.placed],
         ['calls settled (attempt rows)', r.calls.settled],
         ['  of which superseded (a late result kept apart)', r.calls.superseded],
+        ['  of which Unknown (a result lost, counted by a release)', r.calls.unknown],
         ['faults: kill -9 and restart', r.faultCounts.kill],
         ['faults: SIGSTOP past the reservation timeout', r.faultCounts.stop],
         ["  of which over another dialer's release round", r.pausesOverRelease],

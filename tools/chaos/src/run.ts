@@ -49,7 +49,7 @@ export interface ChaosResult {
   /** Real seconds: the faults, and the whole run with its settling. */
   faultSeconds: number
   totalSeconds: number
-  calls: { originates: number; placed: number; settled: number; superseded: number }
+  calls: { originates: number; placed: number; settled: number; superseded: number; unknown: number }
   faults: FaultRecord[]
   faultCounts: Record<FaultKind, number>
   /** Pauses that spanned another dialer's release round (its reservations expired meanwhile). */
@@ -458,6 +458,7 @@ class Run {
         placed: pbx.placed.size,
         settled: counts.all,
         superseded: counts.superseded,
+        unknown: counts.unknown,
       },
       faults: this.faults,
       faultCounts,
