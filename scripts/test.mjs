@@ -20,6 +20,7 @@ const PACKAGES = [
   'apps/api',
   'apps/dialer',
   'tools/simulate',
+  'tools/chaos',
   'bench',
 ]
 const out = (s) => process.stdout.write(`${s}\n`)

@@ -1,5 +1,5 @@
 import type { Database } from '@hold-dialer/db'
-import { type PbxSim, startPbxSim } from '@hold-dialer/pbx-sim'
+import { type PbxSim, type PbxSimOptions, startPbxSim } from '@hold-dialer/pbx-sim'
 import type { Kysely } from 'kysely'
 import { type Child, startNode } from '../lib/child.js'
 import { nowStamp } from '../lib/master-row.js'
@@ -13,8 +13,13 @@ export const agentExtensions = (count: number) => Array.from({ length: count }, 
 /**
  * A simulated PBX with every agent's desk idle. Calls run 200x faster than real time (a 3 s ring and
  * 8 s talk take about 55 ms), so a few dozen agents produce a claim load in the hundreds per second.
+ * `options` are laid over these (a port, the customers' own outcomes, a seed).
  */
-export function startSim(extensions: readonly string[], timeScale = 200): Promise<PbxSim> {
+export function startSim(
+  extensions: readonly string[],
+  timeScale = 200,
+  options: PbxSimOptions = {},
+): Promise<PbxSim> {
   return startPbxSim({
     port: 0,
     users: { [AMI_USER]: AMI_SECRET },
@@ -28,6 +33,7 @@ export function startSim(extensions: readonly string[], timeScale = 200): Promis
       ringSeconds: { mean: 3 },
       talkSeconds: { mean: 8 },
     },
+    ...options,
   })
 }
 
@@ -60,9 +66,24 @@ export function keepPanelsAlive(db: Kysely<Database>): () => void {
   return () => clearInterval(timer)
 }
 
-/** Runs the built dialer (`node apps/dialer/dist/main.js`) against the simulator. */
-export function startDialer(o: { id: string; databaseUrl: string; sim: PbxSim; logLevel: string }): Child {
-  return startNode(o.id, 'apps/dialer/dist/main.js', {
+/** How a dialer process is started: the build (`apps/dialer/dist/main.js`) or the sources through tsx. */
+export type DialerSource = 'dist' | 'src'
+
+/**
+ * Runs the built dialer (`node apps/dialer/dist/main.js`) against the simulator; `source: 'src'` runs
+ * its sources instead (`--conditions=hold-dialer-src --import tsx`, as the dialer's own fault tests do),
+ * so a test exercises the code as it is rather than its last build. `env` is laid over the defaults.
+ */
+export function startDialer(o: {
+  id: string
+  databaseUrl: string
+  sim: PbxSim
+  logLevel: string
+  env?: Record<string, string>
+  source?: DialerSource
+  onLine?: (line: string) => void
+}): Child {
+  const env = {
     DATABASE_URL: o.databaseUrl,
     DIALER_ID: o.id,
     // Other dialers run on this host at the same time: this one does not listen (DIALER_HTTP_PORT).
@@ -82,7 +103,17 @@ export function startDialer(o: { id: string; databaseUrl: string; sim: PbxSim; l
     MAX_TRIES: '3',
     DB_MIGRATE_ON_START: 'false',
     LOG_LEVEL: o.logLevel,
-  })
+    ...o.env,
+  }
+  return o.source === 'src'
+    ? startNode(
+        o.id,
+        'apps/dialer/src/main.ts',
+        env,
+        ['--conditions=hold-dialer-src', '--import', 'tsx'],
+        o.onLine,
+      )
+    : startNode(o.id, 'apps/dialer/dist/main.js', env, [], o.onLine)
 }
 
 /**
@@ -90,8 +121,15 @@ export function startDialer(o: { id: string; databaseUrl: string; sim: PbxSim; l
  * number, so anything above 1 is a lead dialed twice at once: a double claim.
  */
 export function worstConcurrentCallsPerNumber(sim: PbxSim): number {
-  const numbers = new Set(sim.calls.flatMap((c) => (c.number ? [c.number] : [])))
-  let worst = 0
-  for (const n of numbers) worst = Math.max(worst, sim.maxConcurrentCallsTo(n))
-  return worst
+  return Math.max(0, ...numbersCalledAtOnce(sim).values())
+}
+
+/** The numbers the simulator saw more than one call to at a time, with the most at once. */
+export function numbersCalledAtOnce(sim: PbxSim): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const n of new Set(sim.calls.flatMap((c) => (c.number ? [c.number] : [])))) {
+    const most = sim.maxConcurrentCallsTo(n)
+    if (most > 1) out.set(n, most)
+  }
+  return out
 }

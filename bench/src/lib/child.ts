@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { MemorySampler, procStatusMiB } from './proc-status.js'
 
@@ -16,7 +17,8 @@ export interface Child {
   /** Peak private (RssAnon) and file-backed (RssFile) resident memory, sampled every 100 ms. */
   peakMemory(): { anonMiB: number; fileMiB: number }
   exited(): boolean
-  stop(signal?: NodeJS.Signals): Promise<void>
+  /** Sends `signal` and waits for the exit; SIGKILL after `graceMs`. True when it exited by itself. */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<boolean>
 }
 
 /**
@@ -28,12 +30,16 @@ export function deployedNodeFlags(script: string): string[] {
   return flags[script] ?? []
 }
 
-/** Starts `node <script>` from the repository root with `env` on top of a minimal environment. */
+/**
+ * Starts `node <script>` from the repository root with `env` on top of a minimal environment.
+ * `onLine` sees every line it writes (the tail keeps only the last 40).
+ */
 export function startNode(
   name: string,
   script: string,
   env: Record<string, string>,
   args: string[] = [],
+  onLine?: (line: string) => void,
 ): Child {
   const child = spawn(process.execPath, [...deployedNodeFlags(script), ...args, script], {
     cwd: ROOT,
@@ -41,15 +47,16 @@ export function startNode(
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   const lines: string[] = []
-  const keep = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (line.trim() === '') continue
-      lines.push(line)
-      if (lines.length > 40) lines.shift()
-    }
+  const keep = (line: string) => {
+    if (line.trim() === '') return
+    onLine?.(line)
+    lines.push(line)
+    if (lines.length > 40) lines.shift()
   }
-  child.stdout?.on('data', keep)
-  child.stderr?.on('data', keep)
+  // Whole lines, however the pipe cuts its chunks: a JSON log line read by `onLine` arrives entire.
+  for (const stream of [child.stdout, child.stderr]) {
+    if (stream) createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY }).on('line', keep)
+  }
   let done = false
   const exit = new Promise<void>((resolve) =>
     child.once('exit', () => {
@@ -72,12 +79,17 @@ export function startNode(
       return { anonMiB: sampler.peakAnonMiB, fileMiB: sampler.peakFileMiB }
     },
     exited: () => done,
-    async stop(signal = 'SIGTERM') {
-      if (done) return
+    async stop(signal = 'SIGTERM', graceMs = 15_000) {
+      if (done) return true
       child.kill(signal)
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+      let killed = false
+      const timer = setTimeout(() => {
+        killed = true
+        child.kill('SIGKILL')
+      }, graceMs)
       await exit
       clearTimeout(timer)
+      return !killed
     },
   }
 }

@@ -19,8 +19,9 @@ export function adminConnection() {
 }
 
 /**
- * This run's databases are `hd_bench_<pid>_<start time, base 36>_<part>`: two runs on one server (two
- * checkouts, two machines sharing MariaDB) never drop each other's. SQLite files get the same names.
+ * This run's databases are `hd_bench_<pid>_<start time, base 36>_<part>` (another tool gives its own
+ * prefix: `hd_chaos_...`): two runs on one server (two checkouts, two machines sharing MariaDB) never
+ * drop each other's. SQLite files get the same names.
  */
 const RUN_ID = `${process.pid}_${Date.now().toString(36)}`
 
@@ -28,8 +29,8 @@ const RUN_ID = `${process.pid}_${Date.now().toString(36)}`
 const created = new Set<string>()
 
 /** A `DATABASE_URL` for a fresh, empty database of this dialect, named for this run and `part`. */
-export async function freshDatabaseUrl(dialect: Dialect, part: string): Promise<string> {
-  const name = `hd_bench_${RUN_ID}_${part}`
+export async function freshDatabaseUrl(dialect: Dialect, part: string, prefix = 'hd_bench'): Promise<string> {
+  const name = `${prefix}_${RUN_ID}_${part}`
   if (dialect === 'sqlite') {
     const path = resolve('bench-results', 'db', `${name}.sqlite`)
     mkdirSync(dirname(path), { recursive: true })
@@ -86,7 +87,7 @@ export function dropDatabasesOnSignal(graceMs = 15_000): void {
     ['SIGTERM', 143],
   ] as const) {
     process.once(signal, () => {
-      process.stderr.write(`${signal}: dropping this run's bench databases\n`)
+      process.stderr.write(`${signal}: dropping this run's databases\n`)
       const timer = setTimeout(() => process.exit(code), graceMs)
       void dropCreatedDatabases().finally(() => {
         clearTimeout(timer)
@@ -105,8 +106,9 @@ export async function withFreshDatabase<T>(
   part: string,
   fn: (url: string, db: Db) => Promise<T>,
   poolSize?: number,
+  prefix?: string,
 ): Promise<T> {
-  const url = await freshDatabaseUrl(dialect, part)
+  const url = await freshDatabaseUrl(dialect, part, prefix)
   try {
     const db = await openMigrated(url, poolSize)
     try {

@@ -13,6 +13,8 @@ interface Running {
 }
 
 let running: Running | undefined
+/** The tool named at the start of each line (`[bench]`, `[chaos]`). */
+let label = 'bench'
 let write = (line: string) => {
   process.stderr.write(`${line}\n`)
 }
@@ -24,16 +26,16 @@ export async function phase<T>(name: string, run: () => Promise<T>, tickMs = TIC
   const previous = running
   const current: Running = { name, started: Date.now(), step: 'starting', said: Date.now(), tickMs }
   running = current
-  write(`[bench] ${name}: started`)
+  write(`[${label}] ${name}: started`)
   // Checked often rather than fired every tickMs: a synchronous ceiling run (better-sqlite3) holds the
   // event loop for seconds, and the line is then written as soon as the loop is free again.
   const ticker = setInterval(() => sayIfDue(current), Math.min(tickMs, 1000))
   try {
     const result = await run()
-    write(`[bench] ${name}: done in ${since(current.started)}`)
+    write(`[${label}] ${name}: done in ${since(current.started)}`)
     return result
   } catch (error) {
-    write(`[bench] ${name}: failed after ${since(current.started)}`)
+    write(`[${label}] ${name}: failed after ${since(current.started)}`)
     throw error
   } finally {
     clearInterval(ticker)
@@ -52,7 +54,12 @@ function sayIfDue(current: Running): void {
   if (Date.now() - current.said < current.tickMs) return
   current.said = Date.now()
   const step = typeof current.step === 'function' ? current.step() : current.step
-  write(`[bench] ${current.name}: ${step} (${since(current.started)})`)
+  write(`[${label}] ${current.name}: ${step} (${since(current.started)})`)
+}
+
+/** The tool the lines name (default `bench`). */
+export function setProgressLabel(name: string): void {
+  label = name
 }
 
 /** Where progress lines go (tests). */

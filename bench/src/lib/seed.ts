@@ -3,7 +3,8 @@ import type { Kysely } from 'kysely'
 import { type LeadBody, LIVE_POOL, liveLead, UPDATE_POOL, updateLead } from './lead-mix.js'
 import { nowStamp } from './master-row.js'
 
-function seedRow(lead: LeadBody, stamp: string, live: boolean): NewMasterRow {
+/** The row of a pushed lead, Pending, or `live`: Calling and reserved, as if a dialer held it. */
+export function seedRow(lead: LeadBody, stamp: string, live: boolean): NewMasterRow {
   return {
     oli_id: lead.oli_id,
     phone_number: lead.phone_number.replace(/\D/g, ''),
@@ -25,7 +26,8 @@ function seedRow(lead: LeadBody, stamp: string, live: boolean): NewMasterRow {
   }
 }
 
-async function insertChunked(db: Kysely<Database>, rows: NewMasterRow[]): Promise<void> {
+/** Inserts lead rows 500 to a statement. */
+export async function insertChunked(db: Kysely<Database>, rows: NewMasterRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 500) {
     await db
       .insertInto('hold_dialer_master_data')

@@ -2,11 +2,18 @@ import type { Database } from '@hold-dialer/db'
 import type { PbxSim } from '@hold-dialer/pbx-sim'
 import type { Kysely } from 'kysely'
 
-/** Pushed `oli_id`s found neither on master nor in disposed (must be none). */
-export async function lostLeads(db: Kysely<Database>, pushed: readonly string[]): Promise<string[]> {
+/**
+ * Pushed `oli_id`s found neither on master nor in disposed (must be none). `like`: the pattern every
+ * pushed `oli_id` matches, so rows of other origins are not read.
+ */
+export async function lostLeads(
+  db: Kysely<Database>,
+  pushed: readonly string[],
+  like = 'S%',
+): Promise<string[]> {
   const found = new Set<string>()
   for (const table of ['hold_dialer_master_data', 'hold_dialer_disposed'] as const) {
-    const rows = await db.selectFrom(table).select('oli_id').where('oli_id', 'like', 'S%').execute()
+    const rows = await db.selectFrom(table).select('oli_id').where('oli_id', 'like', like).execute()
     for (const r of rows) found.add(r.oli_id)
   }
   return pushed.filter((oli) => !found.has(oli))
@@ -14,19 +21,32 @@ export async function lostLeads(db: Kysely<Database>, pushed: readonly string[])
 
 /** Calls that overlapped another call on the same agent's desk (must be none). */
 export function agentOverlaps(sim: PbxSim): number {
-  const byAgent = new Map<string, Array<[number, number]>>()
+  return agentOverlapPairs(sim).length
+}
+
+/**
+ * Each call that began on an agent's desk before the desk's previous call ended, with that call
+ * (simulator call ids). A progressive call holds the desk from its Originate (the desk rings
+ * first); a predictive call only from its bridge, since the customer rings and waits on hold before
+ * any agent is chosen.
+ */
+export function agentOverlapPairs(sim: PbxSim): { extension: string; calls: [number, number] }[] {
+  const byAgent = new Map<string, Array<[number, number, number]>>()
   for (const c of sim.calls) {
-    if (!c.agentExtension) continue
+    const start = c.mode === 'predictive' ? c.bridgedAt : c.startedAt
+    if (!c.agentExtension || start === null) continue
     const list = byAgent.get(c.agentExtension) ?? []
-    list.push([c.startedAt, c.endedAt ?? Number.POSITIVE_INFINITY])
+    list.push([start, c.endedAt ?? Number.POSITIVE_INFINITY, c.id])
     byAgent.set(c.agentExtension, list)
   }
-  let overlaps = 0
-  for (const list of byAgent.values()) {
+  const pairs: { extension: string; calls: [number, number] }[] = []
+  for (const [extension, list] of byAgent) {
     list.sort((a, b) => a[0] - b[0])
-    for (let i = 1; i < list.length; i++) if (list[i]![0] < list[i - 1]![1]) overlaps++
+    for (let i = 1; i < list.length; i++) {
+      if (list[i]![0] < list[i - 1]![1]) pairs.push({ extension, calls: [list[i - 1]![2], list[i]![2]] })
+    }
   }
-  return overlaps
+  return pairs
 }
 
 /** Calls each dialer recorded (attempt rows), by its DIALER_ID. */
