@@ -60,7 +60,7 @@ export class SettleQueue {
               leadHolder: current?.holder ?? null,
               outcome: result.outcome,
             },
-            'late result: the lead is no longer held under this call’s claim; kept as a superseded attempt, the lead left as it is',
+            'late result: the lead is no longer held under this call’s claim; the result kept on the call’s attempt row, the lead left as it is',
           )
         }
       })
