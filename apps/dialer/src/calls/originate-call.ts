@@ -39,6 +39,8 @@ export async function originateCall(
   const { claimToken, ...call } = start
   const key = callKey(start.leadId, claimToken)
   const actionId = deps.ami.nextActionId()
+  // Followed from here on, so the lead and its agent count as busy while the claim is checked.
+  deps.calls.add({ ...call, key, actionId })
   const stale = deps.fence && deps.fence.now().getTime() - start.startedAt.getTime() > CLAIM_RECHECK_MS
   if (stale && !(await deps.fence?.held(start.leadId, claimToken))) {
     deps.logger.warn(
@@ -47,11 +49,9 @@ export async function originateCall(
     )
     // Settled as never placed: the settle finds the lead no longer held, writes nothing to it and
     // frees the agent the claim took.
-    deps.calls.add({ ...call, key, actionId })
     deps.calls.originateRefused(key, 'claim lost before the call was placed')
     return false
   }
-  deps.calls.add({ ...call, key, actionId })
   deps.trunk?.placed(key)
   deps.logger.info({ lead: start.leadId, oli_id: start.oliId, key, ...log }, 'calling')
   try {
