@@ -8,14 +8,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { deserialize } from 'bson'
 import { getCountryForTimezone } from 'countries-and-timezones'
-import {
-  type NumberPlace,
-  numberPlace,
-  placeOf,
-  readNumber,
-  UNREADABLE,
-  zonesOfCountry,
-} from './phone-identity.js'
+import { type NumberPlace, numberPlace, readPushedNumber, zonesOfCountry } from './phone-identity.js'
 import { isIanaZone } from './zoned-time.js'
 
 /** The prefix map (prefix -> zones joined by `&`) and its longest prefix. */
@@ -161,9 +154,6 @@ export interface LeadPhone {
  */
 export function leadPhone(text: string, country: string | undefined, fallbackZone: string): LeadPhone {
   // One parse for both: the push reads every lead, and a parse is most of a number's cost.
-  const parsed = readNumber(text, country)
-  return {
-    phone_e164: parsed?.number ?? UNREADABLE,
-    customer_tz: zonesOfPlace(placeOf(parsed)).column || fallbackZone,
-  }
+  const { number, place } = readPushedNumber(text, country)
+  return { phone_e164: number, customer_tz: zonesOfPlace(place).column || fallbackZone }
 }

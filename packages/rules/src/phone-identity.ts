@@ -50,19 +50,40 @@ export function internationalForm(raw: string, country: string | undefined): str
 
 /** The number `internationalForm` reads, parsed, when its length is possible; else undefined. */
 export function readNumber(raw: string, country: string | undefined): PhoneNumber | undefined {
+  return possible(parseNumber(raw, country))
+}
+
+/** The reading of `readNumber`, before the check that its length is possible. */
+function parseNumber(raw: string, country: string | undefined): PhoneNumber | undefined {
   // What comes before the first digit or `+` is punctuation or a scheme: `(+44) 20...`, `tel:+1...`.
   const text = raw.replace(/^[^\d+]+/, '')
   const code = knownCountry(country)
-  if (text.startsWith('+')) return possible(parsePhoneNumberFromString(text))
+  if (text.startsWith('+')) return parsePhoneNumberFromString(text)
   const digits = text.replace(/\D/g, '')
-  if (code === undefined) return possible(parsePhoneNumberFromString(`+${digits}`))
+  if (code === undefined) return parsePhoneNumberFromString(`+${digits}`)
   // libphonenumber itself strips `code`'s own international prefix when it reads a national number.
   const national = parsePhoneNumberFromString(digits, code)
   const prefix = INTERNATIONAL_PREFIXES.find((p) => digits.startsWith(p))
   if (prefix !== undefined && !(national?.isValid() && national.country === code)) {
-    return possible(parsePhoneNumberFromString(`+${digits.slice(prefix.length)}`))
+    return parsePhoneNumberFromString(`+${digits.slice(prefix.length)}`)
   }
-  return possible(national)
+  return national
+}
+
+/**
+ * What a push needs of a number as sent: its international form (empty when its length is not
+ * possible) and, for a valid number, how it is placed. A valid number is checked once: its length is
+ * then possible (libphonenumber's types all lie within the plan's possible lengths).
+ */
+export function readPushedNumber(
+  raw: string,
+  country: string | undefined,
+): { number: string; place: NumberPlace | undefined } {
+  const parsed = parseNumber(raw, country)
+  if (parsed === undefined) return { number: UNREADABLE, place: undefined }
+  const place = placeOf(parsed)
+  if (place !== undefined) return { number: parsed.number, place }
+  return { number: isPossibleLength(parsed) ? parsed.number : UNREADABLE, place: undefined }
 }
 
 /**
@@ -91,7 +112,25 @@ function knownCountry(country: string | undefined): CountryCode | undefined {
 
 /** A parsed number when its length is possible. */
 function possible(parsed: PhoneNumber | undefined): PhoneNumber | undefined {
-  return parsed?.isPossible() ? parsed : undefined
+  return parsed !== undefined && isPossibleLength(parsed) ? parsed : undefined
+}
+
+/**
+ * Whether a parsed number's length is possible in its numbering plan, worked out once per plan and
+ * length. libphonenumber's `isPossible()` depends on nothing else (the plan's possible lengths of
+ * any type), but builds its metadata view afresh on each call; a push reads every lead's number, and
+ * that was a sixth of a number's reading in a profile. The plans are finite (about 250, with at most
+ * 17 national lengths each), so this holds a few thousand entries at most.
+ */
+const possibleByPlanAndLength = new Map<string, boolean>()
+function isPossibleLength(parsed: PhoneNumber): boolean {
+  const key = `${parsed.countryCallingCode} ${parsed.country ?? ''} ${parsed.nationalNumber.length}`
+  let known = possibleByPlanAndLength.get(key)
+  if (known === undefined) {
+    known = parsed.isPossible()
+    possibleByPlanAndLength.set(key, known)
+  }
+  return known
 }
 
 /**

@@ -196,24 +196,29 @@ export class LeadWriter {
   #rowBuilder(req: PushRequest): (lead: CheckedLead) => NewMasterRow {
     const stamp = toDbTime(req.now)
     const plain = this.#plainResetAt(req.now, req.hours)
-    return (lead) => ({
-      oli_id: lead.input.oli_id,
-      phone_number: lead.phoneDigits,
-      client_name: lead.input.client_name,
-      form_type: lead.input.form_type,
-      priority_id: lead.input.priority_id,
-      agent_id: lead.agentId,
-      ...(lead.callbackAt === null
-        ? plain
-        : dbReset(resetForPush({ callbackAt: lead.callbackAt, now: req.now, hours: req.hours }))),
-      reserved_by: null,
-      reserved_at: null,
-      previous_status: null,
-      push_date: stamp,
-      status: 1,
-      created_at: stamp,
-      ...this.#phoneOf(lead.phoneText),
-    })
+    return (lead) => {
+      const phone = this.#phoneOf(lead.phoneText)
+      return {
+        oli_id: lead.input.oli_id,
+        phone_number: lead.phoneDigits,
+        client_name: lead.input.client_name,
+        form_type: lead.input.form_type,
+        priority_id: lead.input.priority_id,
+        agent_id: lead.agentId,
+        ...(lead.callbackAt === null
+          ? plain
+          : dbReset(resetForPush({ callbackAt: lead.callbackAt, now: req.now, hours: req.hours }))),
+        reserved_by: null,
+        reserved_at: null,
+        previous_status: null,
+        push_date: stamp,
+        status: 1,
+        created_at: stamp,
+        // Set by name rather than spread in: every row then has the same shape.
+        customer_tz: phone.customer_tz,
+        phone_e164: phone.phone_e164,
+      }
+    }
   }
 
   #plainResetAt(now: Date, hours: WorkingHours) {
