@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { checkCoverage } from './coverage-floor.mjs'
 import { useSupportedNode } from './node-runtime.mjs'
 import { runTap } from './tap-progress.mjs'
+import { warmCache } from './ts-loader/hooks.mjs'
 
 await useSupportedNode()
 const root = new URL('..', import.meta.url).pathname
@@ -181,6 +182,12 @@ out(
   `\n=== test files ${jobs} at a time per package${coverage ? '' : '; coverage: NOT MEASURED, left out by --no-coverage'}`,
 )
 
+out(
+  process.env.HOLD_DIALER_TEST_CHILDREN === 'dist'
+    ? '\n=== child processes (dialers, the API, the migration CLI) run from the build (HOLD_DIALER_TEST_CHILDREN=dist)'
+    : '\n=== child processes run from the TypeScript sources',
+)
+
 const logDir = mkdtempSync(join(tmpdir(), 'hd-testlog-'))
 const log = join(logDir, 'dialects.jsonl')
 const env = { ...process.env, TEST_DIALECTS: dialects, HOLD_DIALER_TEST_LOG: log }
@@ -189,33 +196,69 @@ let files = { pass: 0, fail: 0 }
 let realAsterisk = { pass: 0, fail: 0 }
 let browserTests = { pass: 0, fail: 0 }
 const coverageLines = []
-for (const pkg of PACKAGES) {
-  if (filter.length && !filter.some((f) => pkg.includes(f))) continue
+
+// --- Packages side by side: each package's steps (its tap suite, its coverage check, its real-Asterisk
+// files, its browser files) run in order, since they share the package's `.tap/` folder, but LANES
+// packages run at once, the longest first (PACKAGES_BY_LENGTH). One package after another left the
+// machine idle while the last slow files of each package ran (the dialer's several-process test, the
+// real Asterisk's ring and hold seconds): see docs/testing.md, "How long the suite takes". TEST_LANES
+// sets another count (1 runs the packages one by one, in PACKAGES' order).
+const lanes = Number(process.env.TEST_LANES || 2)
+if (!Number.isInteger(lanes) || lanes < 1) {
+  out(`\nFATAL: TEST_LANES=${process.env.TEST_LANES} is not a whole number of at least 1.`)
+  process.exit(1)
+}
+// Longest first, by the package's whole chain (tap suite, real Asterisk, browser) on a 2-core machine.
+const PACKAGES_BY_LENGTH = [
+  'apps/dialer',
+  'apps/api',
+  'tools/chaos',
+  'tools/simulate',
+  'packages/pbx-sim',
+  'packages/rules',
+  'bench',
+  'packages/db',
+  'packages/ami',
+]
+const chosen = PACKAGES.filter((pkg) => !filter.length || filter.some((f) => pkg.includes(f)))
+const order = lanes === 1 ? chosen : [...chosen].sort((a, b) => rank(a) - rank(b))
+function rank(pkg) {
+  const i = PACKAGES_BY_LENGTH.indexOf(pkg)
+  return i === -1 ? PACKAGES_BY_LENGTH.length : i
+}
+if (lanes > 1) out(`\n=== ${lanes} packages at a time, the longest first: ${order.join(', ')}`)
+
+/** Each line a package prints, headed with its name when packages run side by side. */
+const outOf = (pkg) => (lanes === 1 ? out : (line) => out(line.replace(/^(\s*)/, `$1[${pkg}] `)))
+
+async function runPackage(pkg) {
+  const say = outOf(pkg)
   const testDir = join(root, pkg, 'test')
-  if (!existsSync(testDir) || !hasTests(testDir)) continue
-  out(`\n=== tests (${pkg})`)
-  const r = await runTap({
-    label: `tests (${pkg})`,
-    tapBin: bin('tap'),
-    args: coverage ? [jobsArg] : [jobsArg, '--disable-coverage'],
-    cwd: join(root, pkg),
-    env,
-    logFile: join(logDir, `${pkg.replaceAll('/', '-')}.tap`),
-    out,
-  })
-  timings.push(`tests (${pkg}): ${Math.round(r.seconds)} s`)
-  if (r.counts)
-    files = { pass: files.pass + r.counts.pass, fail: files.fail + r.counts.total - r.counts.pass }
-  if (r.status !== 0) failures.push(`tests (${pkg})`)
-  if (coverage) {
-    const c = checkCoverage(join(root, pkg), bin('tap'))
-    coverageLines.push(`coverage (${pkg}): ${c.text}`)
-    out(coverageLines.at(-1))
-    if (!c.ok) failures.push(`coverage (${pkg})`)
+  if (existsSync(testDir) && hasTests(testDir)) {
+    say(`=== tests (${pkg})`)
+    const r = await runTap({
+      label: `tests (${pkg})`,
+      tapBin: bin('tap'),
+      args: coverage ? [jobsArg] : [jobsArg, '--disable-coverage'],
+      cwd: join(root, pkg),
+      env,
+      logFile: join(logDir, `${pkg.replaceAll('/', '-')}.tap`),
+      out: say,
+    })
+    timings.push(`tests (${pkg}): ${Math.round(r.seconds)} s`)
+    if (r.counts)
+      files = { pass: files.pass + r.counts.pass, fail: files.fail + r.counts.total - r.counts.pass }
+    if (r.status !== 0) failures.push(`tests (${pkg})`)
+    if (coverage) {
+      const c = await checkCoverage(join(root, pkg), bin('tap'))
+      coverageLines.push(`coverage (${pkg}): ${c.text}`)
+      say(coverageLines.at(-1))
+      if (!c.ok) failures.push(`coverage (${pkg})`)
+    }
   }
   const realDir = join(root, pkg, 'asterisk-test')
   if (asterisk.ok && existsSync(realDir) && hasTests(realDir)) {
-    out(`\n=== real-Asterisk tests (${pkg})`)
+    say(`=== real-Asterisk tests (${pkg})`)
     const files = readdirSync(realDir)
       .filter((n) => n.endsWith('.test.ts'))
       .map((n) => `asterisk-test/${n}`)
@@ -230,7 +273,7 @@ for (const pkg of PACKAGES) {
       cwd: join(root, pkg),
       env,
       logFile: join(logDir, `${pkg.replaceAll('/', '-')}-asterisk.tap`),
-      out,
+      out: say,
     })
     timings.push(`real-Asterisk tests (${pkg}): ${Math.round(ra.seconds)} s`)
     if (ra.counts)
@@ -242,28 +285,55 @@ for (const pkg of PACKAGES) {
   }
   const browserDir = join(root, pkg, 'browser-test')
   if (browser.ok && existsSync(browserDir) && hasTests(browserDir)) {
-    out(`\n=== browser tests (${pkg})`)
+    say(`=== browser tests (${pkg})`)
     const files = readdirSync(browserDir)
       .filter((n) => n.endsWith('.test.ts'))
       .map((n) => `browser-test/${n}`)
-    const rb = timed(`browser tests (${pkg})`, () =>
-      spawnSync(bin('tap'), ['--disable-coverage', ...files], {
-        cwd: join(root, pkg),
-        env,
-        encoding: 'utf8',
-        stdio: ['ignore', 'pipe', 'inherit'],
-      }),
-    )
-    process.stdout.write(rb.stdout)
-    const mb = /# \{ total: (\d+), pass: (\d+)(?:, fail: (\d+))?/.exec(rb.stdout ?? '')
-    if (mb)
+    const rb = await runTap({
+      label: `browser tests (${pkg})`,
+      tapBin: bin('tap'),
+      args: ['--disable-coverage', ...files],
+      cwd: join(root, pkg),
+      env,
+      logFile: join(logDir, `${pkg.replaceAll('/', '-')}-browser.tap`),
+      out: say,
+    })
+    timings.push(`browser tests (${pkg}): ${Math.round(rb.seconds)} s`)
+    if (rb.counts)
       browserTests = {
-        pass: browserTests.pass + Number(mb[2]),
-        fail: browserTests.fail + Number(mb[1]) - Number(mb[2]),
+        pass: browserTests.pass + rb.counts.pass,
+        fail: browserTests.fail + rb.counts.total - rb.counts.pass,
       }
     if (rb.status !== 0) failures.push(`browser tests (${pkg})`)
   }
 }
+
+// Every TypeScript file the suites load, transpiled once here rather than in each test process.
+const warmStarted = Date.now()
+const warmed = await warmCache(
+  PACKAGES.flatMap((pkg) =>
+    ['src', 'test', 'asterisk-test', 'browser-test'].flatMap((dir) => tsFiles(join(root, pkg, dir))),
+  ),
+)
+out(
+  `\n=== ${warmed} TypeScript files transpiled or found in the cache, ${Math.round((Date.now() - warmStarted) / 1000)} s`,
+)
+
+function tsFiles(dir) {
+  if (!existsSync(dir)) return []
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : tsFiles(path)
+    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [path] : []
+  })
+}
+
+const queue = [...order]
+await Promise.all(
+  Array.from({ length: Math.min(lanes, queue.length) }, async () => {
+    for (let pkg = queue.shift(); pkg !== undefined; pkg = queue.shift()) await runPackage(pkg)
+  }),
+)
 
 // The workspace's own scripts (pnpm start's log lines, this runner's progress): no package, no coverage gate.
 if (!filter.length || filter.some((f) => 'scripts'.includes(f))) {

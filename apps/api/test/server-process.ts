@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { fakeClockEnv } from '@hold-dialer/db/testing'
+import { childEntry, fakeClockEnv } from '@hold-dialer/db/testing'
 
 /** Starting `src/server.ts` as its own process, as deployed. */
 
@@ -24,7 +24,7 @@ export function freePort(): Promise<number> {
 }
 
 export function startServer(env: Record<string, string>): Started {
-  const child = spawn(process.execPath, ['--conditions=hold-dialer-src', '--import', 'tsx', serverTs], {
+  const child = spawn(process.execPath, childEntry(serverTs), {
     env: { PATH: process.env.PATH ?? '', ...fakeClockEnv(), LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
   })
   let out = ''

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { fakeClockEnv, type TestDatabase } from '@hold-dialer/db/testing'
+import { childEntry, fakeClockEnv, type TestDatabase } from '@hold-dialer/db/testing'
 import { toDbTime } from '@hold-dialer/rules'
 import type { Test } from 'tap'
 import type { Harness } from './harness.js'
@@ -74,7 +74,7 @@ export function childDialer(
   }
   let output = ''
   const start = (): ChildProcess => {
-    const c = spawn(process.execPath, ['--conditions=hold-dialer-src', '--import', 'tsx', mainTs], {
+    const c = spawn(process.execPath, childEntry(mainTs), {
       env: fullEnv,
       stdio: ['ignore', 'pipe', 'ignore'],
     })

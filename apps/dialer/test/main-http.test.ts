@@ -4,7 +4,7 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer, type Server } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { fakeClockEnv, forEachDialect } from '@hold-dialer/db/testing'
+import { childEntry, fakeClockEnv, forEachDialect } from '@hold-dialer/db/testing'
 import { startPbxSim } from '@hold-dialer/pbx-sim'
 import t, { type Test } from 'tap'
 
@@ -31,7 +31,7 @@ function port(t: Test, keep = false): Promise<number> {
 }
 
 async function startDialer(t: Test, env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['--conditions=hold-dialer-src', '--import', 'tsx', mainTs], {
+  const child = spawn(process.execPath, childEntry(mainTs), {
     env: { PATH: process.env.PATH ?? '', ...fakeClockEnv(), LOG_LEVEL: 'info', TIMEZONE: 'UTC', ...env },
   })
   let out = ''

@@ -1,7 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { createTestDatabase, fakeClockEnv, recordDialectResult, testDialects } from '@hold-dialer/db/testing'
+import {
+  childEntry,
+  createTestDatabase,
+  fakeClockEnv,
+  recordDialectResult,
+  testDialects,
+} from '@hold-dialer/db/testing'
 import { sql } from 'kysely'
 import t, { type Test } from 'tap'
 
@@ -30,7 +36,7 @@ function freePort(): Promise<number> {
 }
 
 async function startDialer(t: Test, databaseUrl: string): Promise<Started> {
-  const child = spawn(process.execPath, ['--conditions=hold-dialer-src', '--import', 'tsx', mainTs], {
+  const child = spawn(process.execPath, childEntry(mainTs), {
     env: {
       PATH: process.env.PATH ?? '',
       ...fakeClockEnv(),

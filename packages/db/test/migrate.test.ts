@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import t from 'tap'
 import { connect, loadMigrations, migrate, splitStatements } from '../src/index.js'
-import { createTestDatabase, forEachDialect } from '../src/testing/index.js'
+import { childEntry, createTestDatabase, forEachDialect } from '../src/testing/index.js'
 
 const migrateCli = fileURLToPath(new URL('../src/cli/migrate.ts', import.meta.url))
 
@@ -161,7 +161,7 @@ forEachDialect(t, async (t, database) => {
 
 function runMigrateCli(url: string): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--conditions=hold-dialer-src', '--import', 'tsx', migrateCli], {
+    const child = spawn(process.execPath, childEntry(migrateCli), {
       env: { ...process.env, DATABASE_URL: url },
     })
     let out = ''

@@ -1,5 +1,5 @@
 import { setProgressWriter } from '@hold-dialer/bench/progress'
-import { createTestDatabase, recordDialectResult } from '@hold-dialer/db/testing'
+import { childrenRunBuild, createTestDatabase, recordDialectResult } from '@hold-dialer/db/testing'
 import type { Test } from 'tap'
 import type { DialMode } from '../src/options.js'
 import { report } from '../src/report.js'
@@ -33,7 +33,8 @@ export function chaosRunTest(t: Test, mode: DialMode, seed: number): void {
           // A loaded 2-core machine starts a dialer from its sources in several seconds.
           recoverySeconds: 40,
           timeScale: 10,
-          dialerSource: 'src',
+          // The sources (coverage sees them), or the build when the suite runs children from it.
+          dialerSource: childrenRunBuild() ? 'dist' : 'src',
           keepDatabase: false,
           logs: undefined,
           logLevel: 'warn',

@@ -1,3 +1,4 @@
+export { childEntry, childrenRunBuild } from './child-entry.js'
 export { forEachDialect } from './for-each-dialect.js'
 export { unlessAlreadyGone } from './kill.js'
 export { mysqlOutage, type Outage, sqliteOutage } from './outage.js'
