@@ -11,6 +11,31 @@ import { useSupportedNode } from './node-runtime.mjs'
 import { runTap } from './tap-progress.mjs'
 import { warmCache } from './ts-loader/hooks.mjs'
 
+const USAGE = `usage: pnpm test [package ...] [--no-static] [--no-real-asterisk] [--no-coverage] [--help]
+  Lint, typecheck and the deploy checks, then every package's tap suite on SQLite and MariaDB, its
+  real-Asterisk files and its browser files, and a summary (docs/testing.md says how it is built).
+  package ...          only the packages whose folder contains one of these words (api, dialer, rules)
+  --no-static          leave out lint, typecheck and the deploy checks
+  --no-real-asterisk   leave out the real-Asterisk suites
+  --no-coverage        leave out coverage and its floors
+Variables: TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/test), TEST_DIALECTS (sqlite,mysql),
+  REQUIRE_MYSQL, REQUIRE_ASTERISK, REQUIRE_BROWSER, REQUIRE_SYSTEMD (1: fail instead of leaving a part
+  out), ASTERISK_BIN or ASTERISK_BUNDLE_DIR, CHROMIUM_BIN, TEST_JOBS (files at once per package, 4),
+  TEST_LANES (packages at once, 2), HOLD_DIALER_TEST_CHILDREN (dist: child processes run the build).
+Exit 0: everything passed; 1: a step failed (named in the summary); 2: bad command line.`
+const FLAGS = new Set(['--no-static', '--no-real-asterisk', '--no-coverage'])
+if (process.argv.includes('--help') || process.argv.includes('-h')) {
+  process.stdout.write(`${USAGE}\n`)
+  process.exit(0)
+}
+const unknown = process.argv.slice(2).filter((a) => a.startsWith('-') && !FLAGS.has(a))
+if (unknown.length) {
+  process.stderr.write(
+    `test: unknown option ${unknown.join(', ')}\nRun \`pnpm test --help\` for its usage.\n`,
+  )
+  process.exit(2)
+}
+
 await useSupportedNode()
 const root = new URL('..', import.meta.url).pathname
 const PACKAGES = [

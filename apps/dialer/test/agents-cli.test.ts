@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { forEachDialect } from '@hold-dialer/db/testing'
 import t from 'tap'
 import { runAgentsCli, USAGE } from '../src/cli/agents.js'
@@ -47,6 +49,23 @@ t.test('a bad command line exits 2 with a message, before opening the database',
     t.match(r.err, /Run `pnpm agents --help`/)
     t.equal(r.out, '')
   }
+})
+
+t.test('a missing SQLite file is refused, not created: one line naming it, exit 1', async (t) => {
+  const dir = t.testdir({})
+  for (const path of [join(dir, 'dialer.sqlite'), join(dir, 'no', 'such', 'dir', 'x.sqlite')]) {
+    const r = await agents(`sqlite:${path}`, 'list')
+    t.equal(r.code, 1, `${path}: exit 1`)
+    t.equal(
+      r.err,
+      `agents: no database at ${path}: start the system once (pnpm start) or run pnpm db:migrate to create it, or set DATABASE_URL to the database the dialer uses`,
+    )
+    t.equal(r.out, '')
+    t.notOk(existsSync(path), 'no file was created')
+  }
+  const wrong = await agents('postgres://x/y', 'list')
+  t.equal(wrong.code, 1)
+  t.equal(wrong.err, 'agents: DATABASE_URL must start with mysql:// or sqlite:')
 })
 
 forEachDialect(t, async (t, database) => {

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
 import t from 'tap'
@@ -159,9 +160,9 @@ forEachDialect(t, async (t, database) => {
   })
 })
 
-function runMigrateCli(url: string): Promise<{ code: number | null; out: string }> {
+function runMigrateCli(url: string, args: string[] = []): Promise<{ code: number | null; out: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, childEntry(migrateCli), {
+    const child = spawn(process.execPath, [...childEntry(migrateCli), ...args], {
       env: { ...process.env, DATABASE_URL: url },
     })
     let out = ''
@@ -191,3 +192,15 @@ for (const dialect of ['sqlite', 'mysql'] as const) {
     await check.close()
   })
 }
+
+t.test('db:migrate --help prints its usage and migrates nothing; an unknown flag is refused', async (t) => {
+  const dir = t.testdir({})
+  const url = `sqlite:${dir}/never.sqlite`
+  const help = await runMigrateCli(url, ['--help'])
+  t.equal(help.code, 0)
+  t.match(help.out, /^usage: pnpm db:migrate \[--help\]/)
+  const bogus = await runMigrateCli(url, ['--bogus'])
+  t.equal(bogus.code, 2)
+  t.match(bogus.out, /db:migrate: Unknown option '--bogus'/)
+  t.notOk(existsSync(`${dir}/never.sqlite`), 'no database was created')
+})

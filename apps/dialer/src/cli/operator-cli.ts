@@ -1,4 +1,5 @@
-import { connect, type Db, migrate, type PhoneReading } from '@hold-dialer/db'
+import { existsSync } from 'node:fs'
+import { connect, type Db, describeDatabaseUrl, migrate, type PhoneReading } from '@hold-dialer/db'
 import { ConfigError, parseConfig, phoneCountry } from '@hold-dialer/rules'
 
 export interface CliIo {
@@ -32,6 +33,11 @@ export async function runOperatorCli<C extends { kind: string }>(spec: {
     io.out(spec.usage)
     return 0
   }
+  const missing = missingDatabase(spec.url)
+  if (missing !== undefined) {
+    io.err(`${name}: ${missing}`)
+    return 1
+  }
   const handle = connect(spec.url)
   try {
     await migrate(handle)
@@ -59,4 +65,22 @@ export function phoneReadingOf(env: Record<string, string | undefined>): PhoneRe
     if (error instanceof ConfigError) throw new Error(`configuration: ${error.problems.join('; ')}`)
     throw error
   }
+}
+
+/**
+ * Why an operator command must not open DATABASE_URL, or undefined when it may: a URL of neither
+ * kind, or an SQLite file that does not exist. SQLite creates a missing file on opening it, so a
+ * mistyped path would otherwise be a new, empty database (`0 agent(s)`) while the real one is
+ * elsewhere. The API, the dialer and `pnpm db:migrate` create it; an operator command never does.
+ */
+export function missingDatabase(url: string): string | undefined {
+  let target: ReturnType<typeof describeDatabaseUrl>
+  try {
+    target = describeDatabaseUrl(url)
+  } catch (error) {
+    return (error as Error).message
+  }
+  if (target.dialect !== 'sqlite' || target.database === ':memory:' || existsSync(target.database))
+    return undefined
+  return `no database at ${target.database}: start the system once (pnpm start) or run pnpm db:migrate to create it, or set DATABASE_URL to the database the dialer uses`
 }
