@@ -9,6 +9,26 @@ import { createInterface } from 'node:readline'
 import { lineFormatter } from './log-lines.mjs'
 import { useSupportedNode } from './node-runtime.mjs'
 
+const USAGE = `usage: pnpm start [--help]
+  Builds, migrates, then runs the whole system on this machine with prefixed logs: the simulated PBX
+  (only when AMI_HOST is unset, with ready demo agents at desks 1001 and 1002), the API and the
+  dialer. Ctrl-C stops all three. It takes no arguments: WS_SECRET is required, and every other
+  variable of the README's "Configuration" is passed on to the processes (DATABASE_URL defaults to
+  data/dialer.sqlite; unless set, the working hours are the whole day and, on the simulated PBX,
+  customers' calling hours are off).
+Exit 2: bad command line or WS_SECRET missing; otherwise the first process to stop sets it.`
+const args = process.argv.slice(2)
+if (args.includes('--help') || args.includes('-h')) {
+  process.stdout.write(`${USAGE}\n`)
+  process.exit(0)
+}
+if (args.length > 0) {
+  process.stderr.write(
+    `[start] unexpected ${args.map((a) => JSON.stringify(a)).join(' ')}: pnpm start takes no arguments, only environment variables (--help)\n`,
+  )
+  process.exit(2)
+}
+
 await useSupportedNode()
 const root = new URL('..', import.meta.url).pathname
 // The Node flags each process runs with, as the systemd units give them (scripts/check-deploy.mjs).

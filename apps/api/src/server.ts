@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs'
 import { setFlagsFromString } from 'node:v8'
 import { connectOrExit, DatabaseAvailability } from '@hold-dialer/db'
-import { ConfigError, chooseLogFormat, describeConfig, parseConfig } from '@hold-dialer/rules'
+import {
+  ConfigError,
+  chooseLogFormat,
+  daemonCommandLine,
+  describeConfig,
+  parseConfig,
+} from '@hold-dialer/rules'
 import { Redis } from 'ioredis'
 import pino from 'pino'
 import pretty from 'pino-pretty'
@@ -17,6 +23,12 @@ import { ApiMetrics } from './metrics.js'
 // six runs across both engines, batch ratios unchanged. V8 reads the factor each time it sets the
 // next limit, so setting it here, before any load, takes effect in every way the API is started.
 setFlagsFromString('--heap-growing-percent=50')
+
+const commandLine = daemonCommandLine('api', process.argv.slice(2))
+if (commandLine) {
+  ;(commandLine.exitCode === 0 ? process.stdout : process.stderr).write(`${commandLine.text}\n`)
+  process.exit(commandLine.exitCode)
+}
 
 /** Process concerns only: configuration, logger, listen, graceful shutdown. */
 const version = (

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os'
 import { AmiClient } from '@hold-dialer/ami'
 import { connectOrExit, DatabaseAvailability } from '@hold-dialer/db'
-import { chooseLogFormat, describeConfig, parseConfig } from '@hold-dialer/rules'
+import { chooseLogFormat, daemonCommandLine, describeConfig, parseConfig } from '@hold-dialer/rules'
 import pino from 'pino'
 import pretty from 'pino-pretty'
 import { Dialer } from './dialer.js'
@@ -10,6 +10,12 @@ import { dialerHealth, liveStateRoute, metricsRoute } from './http/routes.js'
 import { startDialerHttp } from './http/server.js'
 import { RnrMailer } from './mail/rnr-mailer.js'
 import { DialerMetrics } from './metrics.js'
+
+const commandLine = daemonCommandLine('dialer', process.argv.slice(2))
+if (commandLine) {
+  ;(commandLine.exitCode === 0 ? process.stdout : process.stderr).write(`${commandLine.text}\n`)
+  process.exit(commandLine.exitCode)
+}
 
 /** Process concerns only: configuration, logger, AMI connection, graceful shutdown. */
 function loadConfig() {

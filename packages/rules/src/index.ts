@@ -32,6 +32,7 @@ export {
   leadPhone,
   phoneCountry,
 } from './customer-zone.js'
+export { DAEMON_USAGE, daemonCommandLine } from './daemon-usage.js'
 export { fromDbTime, toDbTime } from './db-time.js'
 export {
   type DeskStateSource,
