@@ -55,6 +55,8 @@ if (!env.WORK_START && !env.WORK_END) {
   say('working hours for this trial: 00:00-23:59 (set WORK_START and WORK_END to change)')
 }
 // Likewise the customers' calling hours, but only against the simulated PBX: no real person is called.
+// The trial's log shows calls, not HTTP requests (one line each at debug); REQUEST_LOG_LEVEL=info shows them.
+env.REQUEST_LOG_LEVEL ||= 'debug'
 if (!env.CALLING_HOURS && !env.AMI_HOST) {
   env.CALLING_HOURS = 'off'
   say('customer calling hours off for this trial on the simulated PBX (set CALLING_HOURS to change)')

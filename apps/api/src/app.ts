@@ -85,6 +85,9 @@ export async function buildApp(given: ApiContext, options: BuildOptions = {}): P
     return503OnClosing: false,
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // Fastify's own two lines per request (received, completed, with every header) are replaced by
+    // one line at REQUEST_LOG_LEVEL in the onResponse hook below.
+    disableRequestLogging: true,
     requestTimeout,
     http: {
       // Node looks for timed-out requests this often (its default, 30 s, would double the timeout).
@@ -123,6 +126,18 @@ export async function buildApp(given: ApiContext, options: BuildOptions = {}): P
     const labels = { route, status: String(reply.statusCode) }
     ctx.metrics.responses.inc(labels)
     ctx.metrics.requestSeconds.observe(labels, reply.elapsedTime / 1000)
+    const level = ctx.config.requestLogLevel
+    if (level !== 'silent') {
+      request.log[level](
+        {
+          method: request.method,
+          route,
+          status: reply.statusCode,
+          ms: Math.round(reply.elapsedTime * 10) / 10,
+        },
+        'request',
+      )
+    }
   })
   installBodyHandling(app)
   installErrorHandling(app, ctx)

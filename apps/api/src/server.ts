@@ -134,11 +134,15 @@ if (config.trustProxy === true) {
   )
 }
 await app.listen({ host: config.host, port: config.port })
-logger.info({ config: describeConfig(config) }, 'api listening')
+// One line at info (where it listens, on which database); the whole configuration, secrets masked,
+// at debug: pretty-printed at a terminal it was some 75 lines before the system was ready.
+const shown = describeConfig(config)
+logger.info({ url: `http://${config.host}:${config.port}`, database: shown.databaseUrl }, 'api listening')
+logger.debug({ config: shown }, 'configuration')
 databaseStarted.then(
   (result) =>
     logger.info(
-      { applied: result?.applied ?? [] },
+      { applied: result?.applied.length ?? 0 },
       config.dbMigrateOnStart ? 'database migrated' : 'database ready',
     ),
   (err: unknown) => {

@@ -69,12 +69,46 @@ forEachDialect(t, async (t, database) => {
       headers: { ...AUTH, 'x-request-id': 'log-me' },
     })
     const mine = lines.filter((l) => l.reqId === 'log-me')
-    t.ok(mine.length >= 2, `${mine.length} lines`)
-    const requestLines = lines.filter((l) => 'req' in l || 'res' in l)
+    t.ok(
+      mine.some((l) => l.msg === 'request'),
+      `its request line among the ${mine.length} line(s) with its id`,
+    )
+    const requestLines = lines.filter((l) => 'req' in l || 'res' in l || l.msg === 'request')
     t.ok(
       requestLines.every((l) => l.reqId === 'log-me'),
       'no request line without it',
     )
+  })
+
+  t.test('one line per request, at REQUEST_LOG_LEVEL (silent: none), without headers', async (t) => {
+    for (const level of ['info', 'debug', 'silent'] as const) {
+      const lines: Record<string, unknown>[] = []
+      const logger = pino({ level: 'trace' }, { write: (line: string) => void lines.push(JSON.parse(line)) })
+      const app = await buildApp(
+        { ...fx.ctx, config: { ...fx.ctx.config, requestLogLevel: level } },
+        { logger },
+      )
+      await app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': `level-${level}` } })
+      await app.close()
+      const requests = lines.filter((l) => l.msg === 'request')
+      if (level === 'silent') {
+        t.equal(requests.length, 0, 'silent: no request line')
+        continue
+      }
+      t.equal(requests.length, 1, `${level}: one line`)
+      t.match(requests[0], {
+        level: pino.levels.values[level],
+        reqId: `level-${level}`,
+        method: 'GET',
+        route: '/healthz',
+        status: 200,
+      })
+      t.type(requests[0]?.ms, 'number')
+      t.notOk(
+        lines.some((l) => 'req' in l || 'res' in l),
+        "Fastify's own request lines (with the headers) are off",
+      )
+    }
   })
 
   t.test('ids of answers sent before any route (HTTP parser errors) are UUIDs too', async (t) => {

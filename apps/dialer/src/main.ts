@@ -99,7 +99,7 @@ try {
 try {
   const result = await availability.start()
   logger.info(
-    { applied: result?.applied ?? [] },
+    { applied: result?.applied.length ?? 0 },
     config.dbMigrateOnStart ? 'database migrated' : 'database ready',
   )
 } catch (err) {
@@ -111,7 +111,18 @@ try {
 await dialer.start()
 mailer.start()
 void ami.start()
-logger.info({ config: describeConfig(config), http: http?.url ?? 'off' }, 'dialer started')
+// One line at info; the whole configuration, secrets masked, at debug (see the API's server.ts).
+const shown = describeConfig(config)
+logger.info(
+  {
+    http: http?.url ?? 'off',
+    mode: config.dialMode,
+    ami: `${config.ami.host}:${config.ami.port}`,
+    database: shown.databaseUrl,
+  },
+  'dialer started',
+)
+logger.debug({ config: shown }, 'configuration')
 if (!config.outboundCallerId) {
   logger.warn(
     'OUTBOUND_CALLER_ID is unset: customers are called with no caller ID from the dialer (the trunk may set its own)',

@@ -133,6 +133,8 @@ export const EnvConfigSchema = Type.Object({
     to: Type.Optional(text('one or more e-mail addresses, comma-separated', { pattern: '@' })),
   }),
   logLevel: oneOf(LOG_LEVELS, 'info'),
+  /** The API's line per HTTP request: its level (`silent`: none). `pnpm start` sets `debug`. */
+  requestLogLevel: oneOf(LOG_LEVELS, 'info'),
   // No default here: unset means pretty on a terminal, JSON otherwise (chooseLogFormat).
   logFormat: Type.Optional(
     Type.Union(

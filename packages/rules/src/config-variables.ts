@@ -86,6 +86,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('RNR_MAIL_FROM', ['smtp', 'from'], asText),
   variable('RNR_MAIL_TO', ['smtp', 'to'], asText),
   variable('LOG_LEVEL', ['logLevel'], asText),
+  variable('REQUEST_LOG_LEVEL', ['requestLogLevel'], asText),
   variable('LOG_FORMAT', ['logFormat'], asText),
   variable('DB_MIGRATE_ON_START', ['dbMigrateOnStart'], asBoolean),
   variable('RESERVATION_TIMEOUT_SECONDS', ['reservationTimeoutSeconds'], asInteger),

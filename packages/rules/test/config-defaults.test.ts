@@ -26,6 +26,7 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['RNR_MAIL_FROM', undefined],
   ['RNR_MAIL_TO', undefined],
   ['LOG_LEVEL', 'info'],
+  ['REQUEST_LOG_LEVEL', 'info'],
   ['LOG_FORMAT', undefined],
   ['DB_MIGRATE_ON_START', true],
   ['RESERVATION_TIMEOUT_SECONDS', 900],

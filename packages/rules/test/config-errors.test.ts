@@ -48,6 +48,7 @@ const REFUSED: Array<[string, string, string]> = [
   ['RNR_MAIL_FROM', 'dialer', 'an e-mail address'],
   ['RNR_MAIL_TO', 'ops', 'one or more e-mail addresses, comma-separated'],
   ['LOG_LEVEL', 'verbose', 'one of fatal, error, warn, info, debug, trace, silent'],
+  ['REQUEST_LOG_LEVEL', 'loud', 'one of fatal, error, warn, info, debug, trace, silent'],
   ['LOG_FORMAT', 'text', 'one of json, pretty'],
   ['DB_MIGRATE_ON_START', 'on', 'a boolean (true/false, 1/0, yes/no)'],
   ['RESERVATION_TIMEOUT_SECONDS', '0', 'an integer 1-2147483 (seconds)'],

@@ -35,6 +35,7 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['RNR_MAIL_FROM', 'dialer@example.com', 'dialer@example.com'],
   ['RNR_MAIL_TO', 'ops@example.com, team@example.com', 'ops@example.com, team@example.com'],
   ['LOG_LEVEL', 'debug', 'debug'],
+  ['REQUEST_LOG_LEVEL', 'silent', 'silent'],
   ['LOG_LEVEL', 'silent', 'silent'],
   ['LOG_FORMAT', 'json', 'json'],
   ['LOG_FORMAT', 'pretty', 'pretty'],
