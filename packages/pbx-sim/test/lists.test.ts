@@ -399,3 +399,32 @@ t.test(
     t.equal(await state('Custom:desk1001'), 'UNKNOWN')
   },
 )
+
+t.test('a desk agentPattern names is a desk from the first time its state is asked for', async (t) => {
+  const { sim, c } = await setup({ agentExtensions: [], agentPattern: '^[0-9]{3,5}$' })
+  t.teardown(() => sim.close())
+  const state = async (device: string) =>
+    (
+      await c.action([
+        ['Action', 'Getvar'],
+        ['Variable', `DEVICE_STATE(${device})`],
+      ])
+    ).get('Value')
+  t.equal(await state('PJSIP/1003'), 'NOT_INUSE', 'a desk of the pattern, never called: idle')
+  t.equal(await state('PJSIP/12125550100'), 'UNKNOWN', 'a number outside the pattern is no desk')
+  t.equal(await state('SIP/1004'), 'UNKNOWN', 'another technology is no desk')
+  const from = c.messages.length
+  c.send([
+    ['Action', 'DeviceStateList'],
+    ['ActionID', 'desks'],
+  ])
+  await c.waitForEvent('DeviceStateListComplete')
+  t.same(
+    c.messages
+      .slice(from)
+      .filter((m) => m.get('Event') === 'DeviceStateChange' && m.get('ActionID') === 'desks')
+      .map((m) => m.get('Device')),
+    ['PJSIP/1003'],
+    'it is listed from then on, as a desk Asterisk knows',
+  )
+})

@@ -101,6 +101,17 @@ export class PbxCore {
     return true
   }
 
+  /**
+   * DEVICE_STATE() of a device name (`PJSIP/1001`), as func_devstate answers it: an agent desk's
+   * state, UNKNOWN for any other device. A desk agentPattern names is registered on the spot, as at
+   * its first call: a dialer asks for a desk's state before it ever dials it.
+   */
+  deviceState(device: string): string {
+    const prefix = `${this.config.agentTechnology}/`
+    if (device.toLowerCase().startsWith(prefix.toLowerCase())) this.isAgent(device.slice(prefix.length))
+    return this.agents.deviceState(device)
+  }
+
   emit(event: string, fields: Field[]): void {
     this.publish(event, 'call', fields)
   }

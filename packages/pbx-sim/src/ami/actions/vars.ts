@@ -12,7 +12,7 @@ export const getvar: ActionHandler = (session, msg, ctx) => {
   const device = /^DEVICE_STATE\((.+)\)$/i.exec(variable)?.[1]
   if (device && !name) {
     // func_devstate's DEVICE_STATE(): an agent desk's state, UNKNOWN for any other device.
-    value = ctx.core.agents.deviceState(device)
+    value = ctx.core.deviceState(device)
   } else if (name) {
     const ch = ctx.core.channels.get(name)
     if (!ch) {
