@@ -5,7 +5,7 @@ import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { DatabaseAvailability } from '@hold-dialer/db'
 import { leadPhone, phoneCountry } from '@hold-dialer/rules'
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { ApiContext, AppContext } from './context.js'
 import { clientErrorHandler, frameworkErrorHandler, installErrorHandling } from './error-handler.js'
@@ -87,7 +87,7 @@ export async function buildApp(given: ApiContext, options: BuildOptions = {}): P
     genReqId: requestIdOf,
     // Fastify's own two lines per request (received, completed, with every header) are replaced by
     // one line at REQUEST_LOG_LEVEL in the onResponse hook below.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     requestTimeout,
     http: {
       // Node looks for timed-out requests this often (its default, 30 s, would double the timeout).

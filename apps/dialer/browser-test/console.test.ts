@@ -175,6 +175,11 @@ forEachDialect(t, async (t, database) => {
   await page.waitForSelector(`#agents tr[data-agent-id="${idle}"][data-state="idle"]`)
   await page.waitForSelector(`#agents tr[data-agent-id="${dara}"][data-state="paused"]`)
   t.match(await page.textContent(`#agents tr[data-agent-id="${dara}"]`), /Dara Walsh/)
+  t.match(
+    await page.textContent(`#agents tr[data-agent-id="${dara}"] .why`),
+    /^paused on the agent panel$/,
+    'why the dialer offers the agent no call',
+  )
   for (const [id, oli] of [
     [live1, 'LIVE-1'],
     [live2, 'LIVE-2'],

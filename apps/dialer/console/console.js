@@ -124,7 +124,16 @@ function renderAgents() {
       { 'data-agent-id': a.id, 'data-state': a.state },
       el('td', {}, a.name),
       el('td', {}, a.extension ?? '–'),
-      el('td', {}, el('span', { class: `state ${a.state}` }, a.state), wrap),
+      el(
+        'td',
+        {},
+        el('span', { class: `state ${a.state}` }, a.state),
+        wrap,
+        // Why the dialer offers this agent no call (agents/agent-why.ts), unless they are on one.
+        a.live?.why && !['talking', 'ringing', 'wrap-up'].includes(a.state)
+          ? el('span', { class: 'why' }, a.live.why)
+          : '',
+      ),
       el('td', { class: 'num' }, a.since ? ticking(a.since) : ''),
       el(
         'td',
@@ -189,6 +198,14 @@ function renderCalls() {
     if (open) {
       trunk.textContent = `Trunk down: dialing stopped (${live.trunk.failures} calls not placed)`
       trunk.title = `since ${new Date(live.trunk.since).toLocaleString()}; next try ${new Date(live.trunk.nextProbeAt).toLocaleTimeString()}`
+    }
+    // Why nothing is dialed (idle/idle-report.ts), while nothing is.
+    const idle = document.getElementById('idle')
+    idle.hidden = !live.idle
+    if (live.idle) {
+      const since = new Date(live.idle.since).toLocaleTimeString()
+      const reasons = live.idle.reasons.map((r) => r.text).join('; ') || 'no reason found'
+      idle.textContent = `Nothing dialed since ${since}: ${reasons}`
     }
     const rate = live.abandonRate
     const cap = live.abandonRateMax

@@ -3,6 +3,7 @@ import { DatabaseAvailability, type Db } from '@hold-dialer/db'
 import {
   type Config,
   deskStateSource,
+  isCallable,
   isWithinWorkingHours,
   nextCallableMoment,
   phoneCountry,
@@ -23,6 +24,7 @@ import { DialerTrunkBreaker } from './calls/trunk-breaker.js'
 import { type ClaimedLead, claimLead, DueProbeMemo } from './claim/claim.js'
 import { claimRules, type StoredZones } from './claim/rules.js'
 import { type LiveState, liveState, SinceClock } from './http/live-state.js'
+import { type DueLeads, IdleReport, type IdleSnapshot, idleReasons } from './idle/idle-report.js'
 import { DialerMetrics } from './metrics.js'
 import { PhoneFill } from './phone-fill.js'
 import { PredictiveEngine } from './predictive.js'
@@ -31,6 +33,7 @@ import { SettleQueue } from './settle-queue.js'
 import { loadDialablePriorities, loadRoster } from './sql/agents.js'
 import { recordAnswered } from './sql/attempts.js'
 import { readStoredZones } from './sql/customer-zones.js'
+import { dueByZone } from './sql/due-by-zone.js'
 import { refreshReservations, writeHeartbeat } from './sql/heartbeat.js'
 import { holdsClaim } from './sql/lock-reserved-lead.js'
 import { type QueueStats, queueStats } from './sql/queue-stats.js'
@@ -82,6 +85,9 @@ const DEFAULT_TIMING: DialerTiming = {
   dueProbeMs: 1000,
   phoneFillMs: 2000,
 }
+
+/** How long the count of due leads behind "why is nothing dialed" stands before it is read again. */
+const DUE_LEADS_MS = 5000
 
 /** Delay before a failed AMI sync (device states, live channels, own reservations) is tried again. */
 const SYNC_RETRY_MS = 1000
@@ -148,6 +154,10 @@ export class Dialer {
   #startedAt: Date
   readonly #availability: DatabaseAvailability
   readonly #roundWaiters: Array<{ left: number; resolve: () => void }> = []
+  /** Why nothing is dialed, while nothing is (idle/idle-report.ts). */
+  readonly #idle: IdleReport
+  #explaining = false
+  #dueLeads: { at: number; due: DueLeads } | undefined
   /** The last AMI failure logged, so a failing login is logged once, and again only when it changes. */
   #amiFailure: string | null = null
   /** When each agent's state and each call's phase began (the live state). */
@@ -163,6 +173,7 @@ export class Dialer {
     this.#startedAt = this.#now()
     this.#timing = { ...DEFAULT_TIMING, ...deps.timing }
     this.metrics = deps.metrics ?? new DialerMetrics()
+    this.#idle = new IdleReport(deps.logger)
     this.#trunk = new DialerTrunkBreaker(
       { failures: deps.config.trunkBreakerFailures, probeSeconds: deps.config.trunkBreakerProbeSeconds },
       this.#now,
@@ -335,6 +346,7 @@ export class Dialer {
       governor: this.#predictive?.snapshot(),
       abandonRateMax: this.#d.config.abandonRateMax,
       trunk: this.#trunk.snapshot(),
+      idle: this.#idle.snapshot(),
       clock: this.#since,
     })
   }
@@ -432,6 +444,7 @@ export class Dialer {
         })
         .then((claimed) => {
           if (this.#synced) this.#roundDone()
+          this.#afterRound(claimed)
           this.#scheduleClaim(claimed > 0 ? 0 : this.#timing.claimIdleMs)
         })
     })
@@ -454,6 +467,73 @@ export class Dialer {
       this.#roundWaiters.splice(this.#roundWaiters.indexOf(w), 1)
       w.resolve()
     }
+  }
+
+  /** After a claim round: the dialer works, or it says why nothing is dialed. */
+  #afterRound(claimed: number): void {
+    if (claimed > 0 || this.#calls.size > 0) {
+      this.#idle.working()
+      return
+    }
+    if (this.#explaining || this.#stopping) return
+    this.#explaining = true
+    this.#explainIdle()
+      .catch((err: unknown) => this.#d.logger.debug({ err }, 'why nothing is dialed: not worked out'))
+      .finally(() => {
+        this.#explaining = false
+      })
+  }
+
+  async #explainIdle(): Promise<void> {
+    const now = this.#now()
+    const busy = this.#calls.busyAgentIds()
+    const cfg = this.#d.config
+    const inputs = {
+      amiConnected: this.#d.ami.state === 'connected',
+      databaseAvailable: this.#availability.available,
+      synced: this.#synced,
+      trunkOpen: this.#trunk.snapshot().state === 'open',
+      inHours: isWithinWorkingHours(now, cfg.hours),
+      hours: `${cfg.hours.start}-${cfg.hours.end} ${cfg.hours.zone}`,
+      unavailableAgents: this.#agents.unavailable(now, busy),
+      anyAgentAvailable: this.#agents.available(now, busy).length > 0,
+    }
+    const askDue =
+      inputs.amiConnected &&
+      inputs.databaseAvailable &&
+      inputs.synced &&
+      inputs.anyAgentAvailable &&
+      inputs.inHours
+    const due = askDue ? await this.#dueNow(now) : undefined
+    // A call placed meanwhile: the dialer works after all.
+    if (this.#calls.size > 0 || this.#stopping) return
+    this.#idle.idle(now, idleReasons({ ...inputs, ...(due ? { due } : {}) }))
+  }
+
+  /** Leads due now, within and outside their customers' calling hours (read at most every DUE_LEADS_MS). */
+  async #dueNow(now: Date): Promise<DueLeads> {
+    if (this.#dueLeads && now.getTime() - this.#dueLeads.at < DUE_LEADS_MS) return this.#dueLeads.due
+    const cfg = this.#d.config
+    const window = cfg.customerHours
+    const due: DueLeads = { callable: 0, waiting: 0, nextAt: null }
+    for (const { zone, leads } of await dueByZone(this.#d.db.kysely, now, this.#dialable)) {
+      // As the claim reads them: no zone (pushed before zones were stored) is TIMEZONE's clock.
+      const zones = zone === null ? [cfg.timezone] : zonesOfColumn(zone)
+      if (!window || isCallable(now, zones, window)) {
+        due.callable += leads
+        continue
+      }
+      due.waiting += leads
+      const next = nextCallableMoment(now, zones, window, cfg.hours)
+      if (next && (due.nextAt === null || next < due.nextAt)) due.nextAt = next
+    }
+    this.#dueLeads = { at: now.getTime(), due }
+    return due
+  }
+
+  /** Since when nothing is dialed and why (/healthz, the console); null while the dialer works. */
+  idle(): IdleSnapshot | null {
+    return this.#idle.snapshot()
   }
 
   /** One pass over the available agents; returns how many calls it started. */

@@ -81,6 +81,7 @@ function fakeLive(): { state: ConsoleLive; live: () => ConsoleLive } {
     abandonRate: 0.01,
     abandonRateMax: 0.03,
     trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null, trying: false },
+    idle: null,
   }
   return { state, live: () => ({ ...state, at: Date.now() }) }
 }
@@ -417,6 +418,7 @@ forEachDialect(t, async (t, database) => {
           ami: 'connected',
           database: 'available',
           trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null, trying: false },
+          idle: null,
         }),
         ownAuth: [
           consoleRoutes({ db, live: fakeLive().live, timezone: ZONE, logger: pino({ level: 'silent' }) }),

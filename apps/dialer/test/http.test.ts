@@ -13,7 +13,13 @@ import { harness, lead } from './harness.js'
 const HTTP_SECRET = 'http-test-secret'
 const silent = pino({ level: 'silent' })
 const TRUNK_CLOSED = { state: 'closed' as const, failures: 0, since: null, nextProbeAt: null, trying: false }
-const health = () => ({ dialer: 'd1', ami: 'connected', database: 'available' as const, trunk: TRUNK_CLOSED })
+const health = () => ({
+  dialer: 'd1',
+  ami: 'connected',
+  database: 'available' as const,
+  trunk: TRUNK_CLOSED,
+  idle: null,
+})
 const secured: DialerHttpOptions['secured'] = [
   (app) => {
     app.get('/secured', async () => ({ ok: true }))
@@ -43,7 +49,13 @@ t.test('/healthz is public and says the AMI and database state', async (t) => {
   const a = await app(t, HTTP_SECRET)
   const res = await a.inject({ url: '/healthz' })
   t.equal(res.statusCode, 200)
-  t.strictSame(res.json(), { dialer: 'd1', ami: 'connected', database: 'available', trunk: TRUNK_CLOSED })
+  t.strictSame(res.json(), {
+    dialer: 'd1',
+    ami: 'connected',
+    database: 'available',
+    trunk: TRUNK_CLOSED,
+    idle: null,
+  })
   t.notOk(res.body.includes(HTTP_SECRET))
   t.equal(res.body.split('\n').length, 1, 'one line')
 })
@@ -139,13 +151,18 @@ forEachDialect(t, async (t, database) => {
 
   t.test('/healthz of a running dialer', async (t) => {
     await h.until('AMI connected', () => h.ami.state === 'connected')
+    // An agent ready and no lead: the dialer says why nothing is dialed (idle/idle-report.ts).
+    await h.until('no lead due said', () => h.dialer.idle()?.reasons[0]?.code === 'no-lead-due')
     const res = await a.inject({ url: '/healthz' })
-    t.strictSame(res.json(), {
+    const { idle, ...rest } = res.json()
+    t.strictSame(rest, {
       dialer: 'dialer-test',
       ami: 'connected',
       database: 'available',
       trunk: TRUNK_CLOSED,
     })
+    t.strictSame(idle.reasons, [{ code: 'no-lead-due', text: 'no lead is due' }])
+    t.match(idle.since, /^\d{4}-\d\d-\d\dT/)
   })
 
   t.test('/live-state follows an agent and a call', async (t) => {

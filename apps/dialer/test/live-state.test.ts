@@ -64,6 +64,7 @@ function sources(over: Partial<LiveSources> = {}): LiveSources {
     governor: undefined,
     abandonRateMax: 0.03,
     trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null, trying: false },
+    idle: null,
     clock: new SinceClock(),
     ...over,
   }

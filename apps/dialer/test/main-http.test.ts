@@ -85,17 +85,26 @@ forEachDialect(t, async (t, database) => {
     await waitFor('started', () => lines(s, 'dialer started').length === 1, s)
     t.equal(lines(s, 'dialer started')[0]?.http, url, 'the start line says where it listens')
     t.notMatch(s.output(), new RegExp(HTTP_SECRET), 'the secret is never logged')
+    type Health = { ami: string; idle: { reasons: { code: string }[] } | null }
+    const health = async () => (await (await fetch(`${url}/healthz`)).json()) as Health
+    // Connected, and no agent on the roster: the dialer says so (idle/idle-report.ts).
     await waitFor(
-      'AMI connected',
-      async () => ((await (await fetch(`${url}/healthz`)).json()) as { ami: string }).ami === 'connected',
+      'AMI connected, and why nothing is dialed',
+      async () => {
+        const h = await health()
+        return h.ami === 'connected' && h.idle?.reasons[0]?.code === 'no-agent-ready'
+      },
       s,
     )
-    t.strictSame(await (await fetch(`${url}/healthz`)).json(), {
+    const { idle, ...rest } = await health()
+    t.strictSame(rest, {
       dialer: 'main-http-1',
       ami: 'connected',
       database: 'available',
       trunk: { state: 'closed', failures: 0, since: null, nextProbeAt: null, trying: false },
     })
+    t.match(idle, { reasons: [{ code: 'no-agent-ready' }] })
+    t.match(s.output(), /"msg":"nothing dialed: no agent can take a call/, 'said at info')
     t.equal((await fetch(`${url}/metrics`)).status, 401)
     const metrics = await fetch(`${url}/metrics`, { headers: { 'x-access-key': HTTP_SECRET } })
     t.equal(metrics.status, 200)

@@ -1,8 +1,8 @@
 import { fromDbTime } from '@hold-dialer/rules'
 import type { RosterRow } from '../sql/agents.js'
+import { agentWhy, PANEL_FRESH_MS } from './agent-why.js'
 
-/** An agent's panel must have been seen within this window to count as present (DECISIONS section 5). */
-export const PANEL_FRESH_MS = 30_000
+export { PANEL_FRESH_MS }
 
 /**
  * An agent whose desk did not take a call (progressive: the Originate to the desk failed; predictive:
@@ -69,16 +69,35 @@ export class AgentTracker {
   }
 
   available(now: Date, busyHere: ReadonlySet<number>): Agent[] {
+    const sources = this.#whySources(now, busyHere)
     const out: Agent[] = []
     for (const r of this.#roster) {
-      if (!r.extension || r.is_active !== 1 || r.presence !== 'ready') continue
-      if (r.on_call_by !== null || busyHere.has(r.id) || this.resting(r.id)) continue
-      if (!r.panel_seen_at || now.getTime() - fromDbTime(r.panel_seen_at).getTime() > PANEL_FRESH_MS) continue
-      if (r.wrap_until && fromDbTime(r.wrap_until).getTime() > now.getTime()) continue
-      if (this.deviceState(r.extension) !== 'NOT_INUSE') continue
-      out.push({ id: r.id, name: r.name, extension: r.extension, email: r.email })
+      if (r.extension && agentWhy(r, sources) === undefined) {
+        out.push({ id: r.id, name: r.name, extension: r.extension, email: r.email })
+      }
     }
     return out
+  }
+
+  /** Each agent on the roster who cannot be offered a call now, and why (agent-why.ts). */
+  unavailable(
+    now: Date,
+    busyHere: ReadonlySet<number>,
+  ): Array<{ extension: string; name: string; why: string }> {
+    const sources = this.#whySources(now, busyHere)
+    return this.#roster.flatMap((r) => {
+      const why = agentWhy(r, sources)
+      return why === undefined ? [] : [{ extension: r.extension ?? '-', name: r.name, why }]
+    })
+  }
+
+  #whySources(now: Date, busyHere: ReadonlySet<number>) {
+    return {
+      now,
+      busyHere,
+      deskState: (extension: string) => this.deviceState(extension),
+      resting: (agentId: number) => this.resting(agentId),
+    }
   }
 
   /** Every agent on the roster with an extension, ready or not. */

@@ -1,8 +1,10 @@
 import type { AmiStatusSnapshot } from '@hold-dialer/ami'
 import { fromDbTime } from '@hold-dialer/rules'
 import { PANEL_FRESH_MS } from '../agents/agent-tracker.js'
+import { agentWhy } from '../agents/agent-why.js'
 import type { TrackedCall } from '../calls/call-tracker.js'
 import type { TrunkState } from '../calls/trunk-breaker.js'
+import type { IdleSnapshot } from '../idle/idle-report.js'
 import type { GovernorSnapshot } from '../predictive.js'
 import type { RosterRow } from '../sql/agents.js'
 
@@ -37,6 +39,8 @@ export interface LiveAgent {
   since: number
   /** The lead of the call this dialer has the agent on, if any. */
   leadId: number | null
+  /** Why the agent cannot be offered a call now (agents/agent-why.ts); null when they can. */
+  why: string | null
 }
 
 export interface LiveCall {
@@ -65,6 +69,8 @@ export interface LiveState {
   abandonRateMax: number | null
   /** The trunk breaker: `open` while customer calls cannot be placed (calls/trunk-breaker.ts). */
   trunk: TrunkState
+  /** While nothing is dialed: since when and why (idle/idle-report.ts); else null. */
+  idle: IdleSnapshot | null
 }
 
 /** What the dialer knows, read at the moment the state is taken. */
@@ -80,6 +86,7 @@ export interface LiveSources {
   governor: GovernorSnapshot | undefined
   abandonRateMax: number
   trunk: TrunkState
+  idle: IdleSnapshot | null
   /** Keeps when each agent's state and each call's phase began. */
   clock: SinceClock
 }
@@ -180,6 +187,7 @@ export function liveState(s: LiveSources): LiveState {
     if (call.agent) byAgent.set(call.agent.id, { leadId: call.leadId, phase: p.phase, since: phaseSince })
   }
   const agents: LiveAgent[] = []
+  const why = { now: s.now, busyHere: new Set(byAgent.keys()), deskState: s.deskState, resting: s.resting }
   for (const r of s.roster) {
     if (!r.extension) continue
     const call = byAgent.get(r.id)
@@ -195,6 +203,7 @@ export function liveState(s: LiveSources): LiveState {
       state: a.state,
       since: s.clock.mark(pass, `agent:${r.id}`, a.state, a.since, now),
       leadId: call?.leadId ?? null,
+      why: agentWhy(r, why) ?? null,
     })
   }
   s.clock.end(pass)
@@ -211,5 +220,6 @@ export function liveState(s: LiveSources): LiveState {
     abandonRate: predictive ? (s.governor?.rate ?? 0) : null,
     abandonRateMax: predictive ? s.abandonRateMax : null,
     trunk: s.trunk,
+    idle: s.idle,
   }
 }

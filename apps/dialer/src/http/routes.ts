@@ -9,6 +9,7 @@ export function dialerHealth(dialer: Dialer, ami: { state: string }): DialerHeal
     ami: ami.state,
     database: dialer.databaseAvailable ? 'available' : 'unavailable',
     trunk: dialer.trunk(),
+    idle: dialer.idle(),
   }
 }
 

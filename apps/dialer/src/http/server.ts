@@ -2,6 +2,7 @@ import { headerCopiesOf, secretCheck } from '@hold-dialer/rules'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { TrunkState } from '../calls/trunk-breaker.js'
+import type { IdleSnapshot } from '../idle/idle-report.js'
 
 /** What /healthz says: the AMI connection's and the database's state, no secrets. */
 export interface DialerHealth {
@@ -10,6 +11,8 @@ export interface DialerHealth {
   database: 'available' | 'unavailable'
   /** The trunk breaker: `open` while customer calls cannot be placed. */
   trunk: TrunkState
+  /** While no call is placed nor in progress: since when, and why (idle/idle-report.ts); else null. */
+  idle: IdleSnapshot | null
 }
 
 export interface DialerHttpOptions {

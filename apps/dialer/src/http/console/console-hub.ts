@@ -8,7 +8,7 @@ export interface ConsoleLive {
   at: number
   dialMode: string
   ami: { connected: boolean; state: string; since: number }
-  agents: { agentId: number; state: string; since: number; leadId: number | null }[]
+  agents: { agentId: number; state: string; since: number; leadId: number | null; why?: string | null }[]
   calls: { leadId: number; agentId: number | null; phase: string; startedAt: number; phaseSince: number }[]
   reservedLeads: number
   dialLevel: number | null
@@ -22,6 +22,8 @@ export interface ConsoleLive {
     nextProbeAt: number | null
     trying: boolean
   }
+  /** While nothing is dialed: since when, and why (idle/idle-report.ts). */
+  idle?: { since: string; reasons: { code: string; text: string }[] } | null
 }
 
 const PROBLEM = { message: 'the database could not be read; retrying' }
