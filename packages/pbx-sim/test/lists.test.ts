@@ -386,13 +386,7 @@ t.test(
   async (t) => {
     const { sim, c } = await setup({ agentStates: { '1002': 'busy' } })
     t.teardown(() => sim.close())
-    const state = async (device: string) =>
-      (
-        await c.action([
-          ['Action', 'Getvar'],
-          ['Variable', `DEVICE_STATE(${device})`],
-        ])
-      ).get('Value')
+    const state = (device: string) => deviceState(c, device)
     t.equal(await state('PJSIP/1001'), 'NOT_INUSE')
     t.equal(await state('PJSIP/1002'), 'BUSY')
     t.equal(await state('PJSIP/7777'), 'UNKNOWN')
@@ -403,13 +397,7 @@ t.test(
 t.test('a desk agentPattern names is a desk from the first time its state is asked for', async (t) => {
   const { sim, c } = await setup({ agentExtensions: [], agentPattern: '^[0-9]{3,5}$' })
   t.teardown(() => sim.close())
-  const state = async (device: string) =>
-    (
-      await c.action([
-        ['Action', 'Getvar'],
-        ['Variable', `DEVICE_STATE(${device})`],
-      ])
-    ).get('Value')
+  const state = (device: string) => deviceState(c, device)
   t.equal(await state('PJSIP/1003'), 'NOT_INUSE', 'a desk of the pattern, never called: idle')
   t.equal(await state('PJSIP/12125550100'), 'UNKNOWN', 'a number outside the pattern is no desk')
   t.equal(await state('SIP/1004'), 'UNKNOWN', 'another technology is no desk')
@@ -428,3 +416,13 @@ t.test('a desk agentPattern names is a desk from the first time its state is ask
     'it is listed from then on, as a desk Asterisk knows',
   )
 })
+
+/** Getvar DEVICE_STATE(device), as the dialer asks it. */
+async function deviceState(c: Awaited<ReturnType<typeof setup>>['c'], device: string) {
+  return (
+    await c.action([
+      ['Action', 'Getvar'],
+      ['Variable', `DEVICE_STATE(${device})`],
+    ])
+  ).get('Value')
+}
