@@ -8,14 +8,14 @@ import type { IssuedClaims } from './calls/call-key.js'
 import { logCallPhase } from './calls/call-progress.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
 import { predictiveOriginate } from './calls/originate.js'
-import { type OriginateDeps, originateCall } from './calls/originate-call.js'
+import { CLAIM_RECHECK_MS, type OriginateDeps, originateCall } from './calls/originate-call.js'
 import type { DialerTrunkBreaker } from './calls/trunk-breaker.js'
 import { type ClaimedLead, claimLead, type DueProbeMemo } from './claim/claim.js'
 import type { ClaimRules } from './claim/rules.js'
 import type { DialerMetrics } from './metrics.js'
 import type { AnsweredCount } from './settle.js'
 import { windowTotals } from './sql/abandon-stats.js'
-import { releaseAgent, takeAgent } from './sql/take-agent.js'
+import { holdsAgent, releaseAgent, takeAgent } from './sql/take-agent.js'
 
 export interface PredictiveContext {
   config: Config
@@ -327,6 +327,9 @@ export class PredictiveEngine {
         continue
       }
       let agent = call.agent
+      // An agent taken in this pass is this dialer's; one taken before (a pinned lead's, or kept after
+      // a Redirect that got no reply) is checked again below.
+      let takenNow = false
       if (call.pinned) {
         // Only its own agent, and only when the desk is idle and has not just refused this customer.
         if (!agent || this.#c.agents.deviceState(agent.extension) !== 'NOT_INUSE') continue
@@ -346,12 +349,25 @@ export class PredictiveEngine {
         if (!taken) return
         agent = taken
         call.agent = agent
+        takenNow = true
       }
       // Checked again: the customer may have hung up while the agent was being taken.
       const customer = this.#c.calls.customerChannel(call)
       if (!customer) {
         this.#drop(call)
         if (!call.pinned) await this.#releaseTaken(call, agent)
+        continue
+      }
+      // The agent may have been taken long enough ago (a pause, a slow database) for another dialer to
+      // release the hold as stale and give the desk a call of its own: then it is not rung a second
+      // time. The customer waits for another agent.
+      const fresh = takenNow && this.#c.now().getTime() - now.getTime() <= CLAIM_RECHECK_MS
+      if (!fresh && !(await this.#stillHeld(call, agent, now))) {
+        this.#c.logger.warn(
+          { lead: call.leadId, agent: agent.extension },
+          'not sent to the agent: the agent was released and may be on a call of another dialer',
+        )
+        if (!call.pinned) call.agent = null
         continue
       }
       // Out of the queue before the Redirect is sent: a desk that is busy answers within
@@ -379,6 +395,15 @@ export class PredictiveEngine {
         if (!call.pinned && refused) await this.#releaseTaken(call, agent)
       }
     }
+  }
+
+  /** Whether this dialer still holds `agent`; a pinned lead's own agent, found free, is taken again. */
+  async #stillHeld(call: TrackedCall, agent: Agent, now: Date): Promise<boolean> {
+    if (await holdsAgent(this.#c.db, agent.id, this.#c.dialerId)) return true
+    return (
+      call.pinned === true &&
+      (await withTransaction(this.#c.db, (trx) => takeAgent(trx, agent.id, this.#c.dialerId, now)))
+    )
   }
 
   async #releaseTaken(call: TrackedCall, agent: Agent): Promise<void> {

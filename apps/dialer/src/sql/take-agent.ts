@@ -1,6 +1,6 @@
 import { type Database, runStatement, type Statement } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
-import type { Transaction } from 'kysely'
+import type { Kysely, Transaction } from 'kysely'
 
 /**
  * Takes an agent for a call: only if no dialer has them on a call. Two dialers that both see the desk
@@ -55,4 +55,22 @@ export async function releaseAgent(
   wrapUntil: Date | null,
 ): Promise<void> {
   await runStatement(trx, releaseAgentStatement(employeeId, dialerId, wrapUntil))
+}
+
+/**
+ * Whether this dialer still has the agent on a call: checked before a customer is sent to an agent
+ * taken a while ago (a pause, a slow database), since another dialer releases a hold its holder
+ * stopped refreshing (calls/release-expired.ts) and may have given the agent a call of its own.
+ */
+export async function holdsAgent(
+  db: Kysely<Database>,
+  employeeId: number,
+  dialerId: string,
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('dialer_employee')
+    .select('on_call_by')
+    .where('id', '=', employeeId)
+    .executeTakeFirst()
+  return row?.on_call_by === dialerId
 }
