@@ -353,7 +353,15 @@ function tsFiles(dir) {
   })
 }
 
+// tap builds its plugin loader on the first run of a fresh install (every package's .taprc names the
+// same plugins), and two runs starting together both build it and fail. So one package runs alone
+// first, the smallest (its build, when one is needed, is then the only one), and the rest after it.
 const queue = [...order]
+if (lanes > 1 && queue.length > 1) {
+  const first = queue.includes('packages/ami') ? 'packages/ami' : queue.at(-1)
+  queue.splice(queue.indexOf(first), 1)
+  await runPackage(first)
+}
 await Promise.all(
   Array.from({ length: Math.min(lanes, queue.length) }, async () => {
     for (let pkg = queue.shift(); pkg !== undefined; pkg = queue.shift()) await runPackage(pkg)

@@ -305,7 +305,7 @@ forEachDialect(t, async (t, database) => {
     }
     t.ok(lines.length > 100, `the logger saw the requests (${lines.length} lines)`)
     t.ok(
-      lines.some((l) => l.includes('"url":"/api/leads"')),
+      lines.some((l) => l.includes('"route":"/api/leads"')),
       'request lines are logged',
     )
     const leaking = lines.filter((l) => l.includes(SECRET))
