@@ -54,7 +54,7 @@ export function report(r: ChaosResult): string {
     '',
     ...invariantRows(r.invariants),
     '',
-    'Pending change (item 4: an attempt row written when a call is placed):',
+    'the attempt rows (a row opened when each call is placed, completed when it ends):',
     ...invariantRows(r.attemptRows),
     '',
     'faults:',
