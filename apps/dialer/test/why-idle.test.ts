@@ -1,4 +1,4 @@
-import { forEachDialect } from '@hold-dialer/db/testing'
+import { forEachDialect, middayZone } from '@hold-dialer/db/testing'
 import pino from 'pino'
 import t from 'tap'
 import { harness, lead } from './harness.js'
@@ -50,7 +50,8 @@ forEachDialect(t, async (t, database) => {
 
     await database.handle.kysely
       .updateTable('hold_dialer_master_data')
-      .set({ customer_tz: 'UTC' })
+      // A zone where it is midday now, whatever the hour the suite runs at.
+      .set({ customer_tz: middayZone(new Date()) })
       .where('oli_id', '=', 'WHY-1')
       .execute()
     await h.until('dialed', () => h.sim.calls.length > 0)
