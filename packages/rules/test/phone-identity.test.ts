@@ -93,6 +93,19 @@ const SPELLINGS: [string, string | undefined, string, readonly string[], string]
   ['+999 123 4567', undefined, UNREADABLE, [], 'unreadable'],
 ]
 
+t.test('a number read but of no possible length is stored unreadable, on TIMEZONE', async (t) => {
+  for (const raw of ['+1 212 555', '+44 20 7946 03031', '+36 1234'])
+    t.same(leadPhone(raw, 'US', 'America/Chicago'), { phone_e164: '', customer_tz: 'America/Chicago' }, raw)
+})
+
+t.test('a number of possible length in no known range keeps its form, on TIMEZONE', async (t) => {
+  // Romania's plan: nine digits, but no range starts with 1.
+  t.same(leadPhone('+40 100 000 005', 'US', 'America/Chicago'), {
+    phone_e164: '+40100000005',
+    customer_tz: 'America/Chicago',
+  })
+})
+
 t.test(
   'the spelling table: forty-odd spellings of ten countries read to their international form',
   async (t) => {
