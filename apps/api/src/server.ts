@@ -133,7 +133,21 @@ if (config.trustProxy === true) {
       "their rate-limit bucket. Set the proxy hop count or the proxies' addresses instead.",
   )
 }
-await app.listen({ host: config.host, port: config.port })
+try {
+  await app.listen({ host: config.host, port: config.port })
+} catch (err) {
+  // The port taken (another API, or another program), or one this user may not open: one line that
+  // says what to do, the error whole with it, and a stop (systemd restarts it; `pnpm start` stops).
+  const code = (err as NodeJS.ErrnoException).code
+  const where = `${config.host}:${config.port}`
+  logger.fatal(
+    { err },
+    code === 'EADDRINUSE'
+      ? `cannot listen on ${where}: the port is in use; stop what listens there, or set PORT (or HOST)`
+      : `cannot listen on ${where} (${code ?? 'error'}): set PORT and HOST to an address this user may open`,
+  )
+  process.exit(1)
+}
 // One line at info (where it listens, on which database); the whole configuration, secrets masked,
 // at debug: pretty-printed at a terminal it was some 75 lines before the system was ready.
 const shown = describeConfig(config)

@@ -22,6 +22,27 @@ t.test('a bad variable stops the process with a message naming it', async (t) =>
   t.match(s.output(), /WORK_START/)
 })
 
+t.test('a port in use: one fatal line saying what to do, exit 1', async (t) => {
+  const { createServer } = await import('node:net')
+  const port = await freePort()
+  const holder = createServer().listen(port, '127.0.0.1')
+  await new Promise((resolve) => holder.once('listening', resolve))
+  t.teardown(() => holder.close())
+  const s = startServer({ DATABASE_URL: 'sqlite::memory:', WS_SECRET: SECRET, PORT: String(port) })
+  t.equal(await s.exited, 1)
+  const fatal = s
+    .output()
+    .split('\n')
+    .filter((l) => l.includes('"level":60'))
+    .map((l) => JSON.parse(l) as { msg: string; err: { code: string } })
+  t.equal(fatal.length, 1)
+  t.equal(
+    fatal[0]?.msg,
+    `cannot listen on 127.0.0.1:${port}: the port is in use; stop what listens there, or set PORT (or HOST)`,
+  )
+  t.equal(fatal[0]?.err.code, 'EADDRINUSE', 'the error itself is logged with it')
+})
+
 forEachDialect(t, async (t, database) => {
   t.test(
     'migrates on start, serves, and on SIGTERM finishes the in-flight request before exiting',
