@@ -103,6 +103,20 @@ forEachDialect(t, async (t, database) => {
     await db.deleteFrom('hold_dialer_dnc').execute()
   })
 
+  t.test('a file that cannot be read or written is one line naming it, exit 1', async (t) => {
+    const dir = t.testdir({ folder: {} })
+    const missing = await dnc(database.url, ['import', join(dir, 'none.csv')])
+    t.equal(missing.code, 1)
+    t.equal(missing.err, `dnc: cannot read ${join(dir, 'none.csv')}: no such file or folder`)
+    const folder = await dnc(database.url, ['import', join(dir, 'folder')])
+    t.equal(folder.code, 1)
+    t.equal(folder.err, `dnc: cannot read ${join(dir, 'folder')}: it is a folder`)
+    const nowhere = join(dir, 'no', 'such', 'x.csv')
+    const unwritable = await dnc(database.url, ['export', nowhere])
+    t.equal(unwritable.code, 1)
+    t.equal(unwritable.err, `dnc: cannot write ${nowhere}: no such file or folder`)
+  })
+
   t.test('every spelling of one number is one entry; remove takes it off', async (t) => {
     const added = await dnc(database.url, ['add', '+1 (212) 555-0101', '--source', 'customer-request'])
     t.equal(added.code, 0, added.err)

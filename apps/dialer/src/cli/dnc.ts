@@ -1,4 +1,4 @@
-import { createReadStream, createWriteStream } from 'node:fs'
+import { open } from 'node:fs/promises'
 import type { Readable, Writable } from 'node:stream'
 import { finished } from 'node:stream/promises'
 import { parseArgs } from 'node:util'
@@ -612,7 +612,7 @@ export async function runDncCli(
           break
         }
         case 'import': {
-          const input = command.file === '-' ? io.stdin : createReadStream(command.file)
+          const input = command.file === '-' ? io.stdin : await readableFile(command.file)
           if (!input) throw new ListError('no standard input to read')
           const r = await importCsv(db, handle.dialect, input, command, io)
           io.out(
@@ -622,7 +622,7 @@ export async function runDncCli(
           break
         }
         case 'export': {
-          const output = command.file === '-' ? io.stdout : createWriteStream(command.file)
+          const output = command.file === '-' ? io.stdout : await writableFile(command.file)
           if (!output) throw new ListError('no standard output to write')
           const r = await exportCsv(db, output)
           if (command.file !== '-') io.err(`dnc export: ${r.rows} number(s) written to ${command.file}`)
@@ -635,4 +635,39 @@ export async function runDncCli(
       }
     },
   })
+}
+
+/**
+ * The CSV to import, opened before anything is read: a missing or unreadable file is one line
+ * naming it (a stream opened lazily would fail later, outside the command's error handling).
+ */
+async function readableFile(path: string): Promise<Readable> {
+  let file: Awaited<ReturnType<typeof open>>
+  try {
+    file = await open(path, 'r')
+  } catch (error) {
+    throw new ListError(`cannot read ${path}: ${fileProblem(error)}`)
+  }
+  if ((await file.stat()).isDirectory()) {
+    await file.close()
+    throw new ListError(`cannot read ${path}: it is a folder`)
+  }
+  return file.createReadStream()
+}
+
+/** The export's file, created before the list is read: a folder that is missing or not writable is one line. */
+async function writableFile(path: string): Promise<Writable> {
+  try {
+    return (await open(path, 'w')).createWriteStream()
+  } catch (error) {
+    throw new ListError(`cannot write ${path}: ${fileProblem(error)}`)
+  }
+}
+
+function fileProblem(error: unknown): string {
+  const e = error as NodeJS.ErrnoException
+  if (e.code === 'ENOENT') return 'no such file or folder'
+  if (e.code === 'EACCES' || e.code === 'EPERM') return 'permission denied'
+  if (e.code === 'EISDIR') return 'it is a folder'
+  return e.message
 }
