@@ -488,6 +488,7 @@ export class Dialer {
     const now = this.#now()
     const busy = this.#calls.busyAgentIds()
     const cfg = this.#d.config
+    const unavailableAgents = this.#agents.unavailable(now, busy)
     const inputs = {
       amiConnected: this.#d.ami.state === 'connected',
       databaseAvailable: this.#availability.available,
@@ -495,8 +496,9 @@ export class Dialer {
       trunkOpen: this.#trunk.snapshot().state === 'open',
       inHours: isWithinWorkingHours(now, cfg.hours),
       hours: `${cfg.hours.start}-${cfg.hours.end} ${cfg.hours.zone}`,
-      unavailableAgents: this.#agents.unavailable(now, busy),
-      anyAgentAvailable: this.#agents.available(now, busy).length > 0,
+      unavailableAgents,
+      // Every agent on the roster is either offered calls or has a reason not to be.
+      anyAgentAvailable: unavailableAgents.length < this.#agents.roster().length,
     }
     const askDue =
       inputs.amiConnected &&
