@@ -45,7 +45,16 @@ forEachDialect(t, async (t, database) => {
     const hoursAway = (Date.parse(waiting.nextAt!) - Date.now()) / 3_600_000
     t.ok(hoursAway > 4 && hoursAway <= 5, `the first call ${hoursAway.toFixed(2)} h away`)
     t.equal(h.sim.calls.length, 0, 'not dialed')
-    t.equal(said('nothing dialed').length, before + 1, 'said once more, for the new reason')
+    // Said once for the new reason. Between the roster's change and the lead's push the dialer may
+    // also have said "no lead is due", depending on when its rounds fell on a loaded machine.
+    const waitingLines = said('nothing dialed').filter((l) => /wait for their customers/.test(String(l.msg)))
+    t.equal(waitingLines.length, 1, 'said once, for the new reason')
+    t.ok(said('nothing dialed').length > before, 'said after the roster line')
+    const messages = said('nothing dialed').map((l) => l.msg)
+    t.ok(
+      messages.every((m, i) => i === 0 || m !== messages[i - 1]),
+      'never the same reasons twice in a row',
+    )
     t.equal(h.dialer.liveState().agents[0]?.why, null, 'the agent could take a call')
 
     await database.handle.kysely
