@@ -14,7 +14,7 @@ import { type ApiFixture, apiFixture, lead, masterRow } from './fixture.js'
 
 /** Resolves once `condition` holds, checking as the event loop turns (never a fixed sleep). */
 async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + 300_000
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 10))

@@ -7,9 +7,9 @@ import { amiHealthConnection } from '../src/ami-status.js'
 import { WarnLogBuffer } from '../src/log-buffer.js'
 import { apiFixture, SECRET } from './fixture.js'
 
-/** Polls `check` until a 30 s deadline: a loaded machine only makes it wait longer. */
+/** Polls `check` until a 300 s deadline: a loaded machine only makes it wait longer. */
 async function until(check: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + 300_000
   while (Date.now() < deadline) {
     if (check()) return
     await new Promise((r) => setTimeout(r, 20))

@@ -23,7 +23,7 @@ function started(t: Test, env: Record<string, string>): Started {
 }
 
 async function waitForOutput(s: Started, pattern: RegExp): Promise<void> {
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + 300_000
   while (!pattern.test(s.output())) {
     if (s.child.exitCode !== null) throw new Error(`server exited: ${s.output()}`)
     if (Date.now() > deadline) throw new Error(`no ${pattern} in: ${s.output()}`)

@@ -126,7 +126,7 @@ forEachDialect(t, async (t, database) => {
     await h.push(lead('LG-3', '5557100002'))
     await h.until('dialing', () => h.sim.calls.some((c) => c.number === '5557100002'))
     h.sim.setAgentDevice('7102', 'busy')
-    await h.until('call finished', () => lines.some((l) => l.msg === 'call finished'), 15_000)
+    await h.until('call finished', () => lines.some((l) => l.msg === 'call finished'))
     const leadId = Number((await h.lead('LG-3'))?.id)
     const got = steps(lines, leadId)
     t.same(
@@ -153,7 +153,7 @@ forEachDialect(t, async (t, database) => {
     deskBusy = () => h.sim.setAgentDevice('7103', 'busy')
     h.sim.setOutcome('5557100003', { kind: 'answer', ringSeconds: 1, talkSeconds: 5 })
     await h.push(lead('LG-4', '5557100003'))
-    await h.until('call finished', () => lines.some((l) => l.msg === 'call finished'), 15_000)
+    await h.until('call finished', () => lines.some((l) => l.msg === 'call finished'))
     const leadId = Number((await h.lead('LG-4'))?.id)
     const got = steps(lines, leadId)
     t.same(

@@ -28,7 +28,7 @@ for (const dialect of testDialects()) {
     await h.until('the call ended while the database was away', () =>
       h.sim.calls.some((c) => c.number === '5556000001' && c.endedAt !== null),
     )
-    await h.until('its result failed to be written twice', () => h.dialer.stats.settleErrors >= 2, 30_000)
+    await h.until('its result failed to be written twice', () => h.dialer.stats.settleErrors >= 2)
     const noisy = lines.filter(
       (l) => Number(l.level) >= 40 && !String(l.msg).startsWith('database unavailable'),
     )
@@ -46,7 +46,6 @@ for (const dialect of testDialects()) {
     await h.until(
       'settled once the database is back',
       async () => (await h.lead('OUT-1'))?.dial_status === 'Received',
-      30_000,
     )
     t.match(await h.lead('OUT-1'), { call_count: 1, isReserved: 0 })
     t.equal((await h.attempts('OUT-1')).length, 1, 'written once')

@@ -17,7 +17,7 @@ forEachDialect(t, async (t, database) => {
       h.sim.calls.some((c) => c.number === '5553000001' && c.answeredAt !== null),
     )
     h.sim.dropConnections()
-    await h.until('Received', async () => (await h.lead('FA-1'))?.dial_status === 'Received', 15_000)
+    await h.until('Received', async () => (await h.lead('FA-1'))?.dial_status === 'Received')
     t.match(await h.lead('FA-1'), { call_count: 1, isReserved: 0 })
     t.equal((await h.attempts('FA-1')).length, 1)
     t.equal(h.sim.originateCount(), 1, 'never dialed twice')
@@ -42,7 +42,7 @@ forEachDialect(t, async (t, database) => {
         timeScale: 50,
       })
       t.teardown(() => again.close())
-      await h.until('settled', async () => (await h.lead('FA-2'))?.isReserved === 0, 15_000)
+      await h.until('settled', async () => (await h.lead('FA-2'))?.isReserved === 0)
       t.match(await h.lead('FA-2'), { dial_status: 'Received', call_count: 1 })
       t.equal((await h.attempts('FA-2')).length, 1)
       t.equal(again.originateCount(), 0, 'not dialed again after the restart')
@@ -86,7 +86,6 @@ forEachDialect(t, async (t, database) => {
       await h.until(
         'Received after the call ends',
         async () => (await h.lead('FA-3'))?.dial_status === 'Received',
-        30_000,
       )
       t.match(await h.lead('FA-3'), { call_count: 1, isReserved: 0, reserved_by: null })
       const attempts = await h.attempts('FA-3')
@@ -159,10 +158,10 @@ forEachDialect(t, async (t, database) => {
     )
     const db = database.handle.kysely
     await sql`ALTER TABLE hold_dialer_call_attempts RENAME TO hold_dialer_call_attempts_away`.execute(db)
-    await h.until('settle failed at least once', () => h.dialer.stats.settleErrors > 0, 20_000)
+    await h.until('settle failed at least once', () => h.dialer.stats.settleErrors > 0)
     t.match(await h.lead('FA-6'), { dial_status: 'Calling', isReserved: 1 }, 'nothing half-written')
     await sql`ALTER TABLE hold_dialer_call_attempts_away RENAME TO hold_dialer_call_attempts`.execute(db)
-    await h.until('Received', async () => (await h.lead('FA-6'))?.dial_status === 'Received', 20_000)
+    await h.until('Received', async () => (await h.lead('FA-6'))?.dial_status === 'Received')
     t.match(await h.lead('FA-6'), { call_count: 1, isReserved: 0 })
     t.equal((await h.attempts('FA-6')).length, 1)
   })
@@ -186,7 +185,7 @@ forEachDialect(t, async (t, database) => {
         t.ok(rows.length > 0)
         for (const r of rows)
           await sql`KILL ${sql.raw(String(r.id))}`.execute(database.handle.kysely).catch(unlessAlreadyGone)
-        await h.until('Received', async () => (await h.lead('FA-7'))?.dial_status === 'Received', 20_000)
+        await h.until('Received', async () => (await h.lead('FA-7'))?.dial_status === 'Received')
         t.match(await h.lead('FA-7'), { call_count: 1, isReserved: 0 })
         t.equal((await h.attempts('FA-7')).length, 1)
       },
@@ -204,7 +203,7 @@ forEachDialect(t, async (t, database) => {
         h.sim.calls.some((c) => c.number === '5553000008' && c.answeredAt !== null),
       )
       h.sim.silenceEvents(true)
-      await h.until('settled by timeout', async () => (await h.lead('FA-8'))?.isReserved === 0, 15_000)
+      await h.until('settled by timeout', async () => (await h.lead('FA-8'))?.isReserved === 0)
       h.sim.silenceEvents(false)
       t.match(await h.lead('FA-8'), { dial_status: 'Received', call_count: 1 })
       t.match((await h.attempts('FA-8'))[0]?.outcome, 'Received')

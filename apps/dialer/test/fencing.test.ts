@@ -33,7 +33,7 @@ forEachDialect(t, async (t, database) => {
       await h.until('answered', () => h.sim.calls.some((c) => c.number === NUMBER && c.answeredAt !== null))
       const db = database.handle.kysely
       await sql`ALTER TABLE hold_dialer_abandon_stats RENAME TO hold_dialer_abandon_stats_away`.execute(db)
-      await h.until('settle failed at least once', () => h.dialer.stats.settleErrors > 0, 20_000)
+      await h.until('settle failed at least once', () => h.dialer.stats.settleErrors > 0)
       t.match(await h.lead('FE-3'), { dial_status: 'Calling', isReserved: 1 }, 'nothing half-written')
       t.match(
         await h.attempts('FE-3'),
@@ -41,7 +41,7 @@ forEachDialect(t, async (t, database) => {
         'its attempt row still open',
       )
       await sql`ALTER TABLE hold_dialer_abandon_stats_away RENAME TO hold_dialer_abandon_stats`.execute(db)
-      await h.until('Received', async () => (await h.lead('FE-3'))?.dial_status === 'Received', 20_000)
+      await h.until('Received', async () => (await h.lead('FE-3'))?.dial_status === 'Received')
       const stats = await db
         .selectFrom('hold_dialer_abandon_stats')
         .select((eb) => [
@@ -112,7 +112,6 @@ forEachDialect(t, async (t, database) => {
         await h.until(
           'dialed again and settled by the other dialer',
           async () => (await h.lead('FE-1'))?.dial_status === 'Received',
-          30_000,
         )
         const second = await h.lead('FE-1')
         t.match(second, { call_count: 2, isReserved: 0 }, 'both calls counted')
@@ -187,7 +186,7 @@ forEachDialect(t, async (t, database) => {
       )
       await child.restart()
       await child.ready()
-      await h.until('the lost result counted', async () => (await h.lead('FE-4'))?.isReserved === 0, 30_000)
+      await h.until('the lost result counted', async () => (await h.lead('FE-4'))?.isReserved === 0)
       const row = await h.lead('FE-4')
       t.match(row, { dial_status: 'Not Connected', call_count: 1, last_dial_result: 'Unknown' })
       t.ok(row?.next_retry_at, 'retried on the schedule, not at once')

@@ -28,6 +28,7 @@ export interface Rig {
   insertAgent(extension: string, fields?: Record<string, unknown>): Promise<number>
   lead(oliId: string): Promise<Record<string, unknown> | undefined>
   attempts(oliId: string): Promise<Record<string, unknown>[]>
+  /** Polls `check` until it holds; the 300 s default is a safety net, never a speed limit. */
   until(what: string, check: () => Promise<boolean> | boolean, timeoutMs?: number): Promise<void>
   startDialer(): Promise<void>
   stopDialer(): Promise<void>
@@ -195,7 +196,7 @@ export async function rig(
         .orderBy('id')
         .execute()
     },
-    async until(what, check, timeoutMs = 30_000) {
+    async until(what, check, timeoutMs = 300_000) {
       const end = Date.now() + timeoutMs
       while (Date.now() < end) {
         if (await check()) return

@@ -45,7 +45,7 @@ async function startDialer(t: Test, env: Record<string, string>): Promise<Starte
 }
 
 async function waitFor(what: string, check: () => Promise<boolean> | boolean, s: Started): Promise<void> {
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + 300_000
   while (!(await check())) {
     if (s.child.exitCode !== null) throw new Error(`dialer exited: ${s.output()}`)
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${s.output()}`)

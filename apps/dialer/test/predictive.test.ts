@@ -61,7 +61,7 @@ forEachDialect(t, async (t, database) => {
     await h.push(lead('PR-3', '5557000003'))
     await h.until('dialing', () => h.sim.calls.some((c) => c.number === '5557000003'))
     h.sim.setAgentDevice('7003', 'busy')
-    await h.until('Abandoned', async () => (await h.lead('PR-3'))?.dial_status === 'Abandoned', 15_000)
+    await h.until('Abandoned', async () => (await h.lead('PR-3'))?.dial_status === 'Abandoned')
     t.equal(h.sim.calls.find((c) => c.number === '5557000003')?.bridgedAt, null, 'never bridged')
   })
 
@@ -140,7 +140,7 @@ forEachDialect(t, async (t, database) => {
       await h.push(lead('PP-3', '5557000009', { agent_id: mine }))
       await h.until('dialing', () => h.sim.calls.some((c) => c.number === '5557000009'))
       h.sim.setAgentDevice('7008', 'busy')
-      await h.until('Abandoned', async () => (await h.lead('PP-3'))?.dial_status === 'Abandoned', 15_000)
+      await h.until('Abandoned', async () => (await h.lead('PP-3'))?.dial_status === 'Abandoned')
       const row = await h.lead('PP-3')
       t.match(row, { agent_id: mine, call_count: 1, isReserved: 0 })
       const gap =

@@ -62,7 +62,7 @@ async function startDialer(t: Test, databaseUrl: string): Promise<Started> {
 }
 
 async function waitForOutput(s: Started, pattern: RegExp): Promise<void> {
-  const deadline = Date.now() + 30_000
+  const deadline = Date.now() + 300_000
   while (!pattern.test(s.output())) {
     if (s.child.exitCode !== null) throw new Error(`dialer exited: ${s.output()}`)
     if (Date.now() > deadline) throw new Error(`no ${pattern} in: ${s.output()}`)

@@ -108,14 +108,10 @@ forEachDialect(t, async (t, database) => {
           return h.dialer.activeCalls === 0
         })
         await at(h, nextTry - START + 61_000)
-        await h.until(
-          'every lead received',
-          async () => {
-            for (const oli of olis) if ((await h.lead(oli))?.dial_status !== 'Received') return false
-            return true
-          },
-          30_000,
-        )
+        await h.until('every lead received', async () => {
+          for (const oli of olis) if ((await h.lead(oli))?.dial_status !== 'Received') return false
+          return true
+        })
         for (const oli of olis)
           t.equal((await h.attempts(oli)).length, 1, `${oli}: one attempt, the one that got through`)
       },

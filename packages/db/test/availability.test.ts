@@ -34,7 +34,7 @@ function recorder() {
 
 /** Resolves once `condition` holds, checking as the event loop turns (never a fixed sleep). */
 async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000
+  const deadline = Date.now() + 300_000
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((resolve) => setTimeout(resolve, 5))
