@@ -6,9 +6,9 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { checkCoverage } from './coverage-floor.mjs'
+import { checkCoverage, coverageTemp } from './coverage-floor.mjs'
+import { runFiles } from './file-runner.mjs'
 import { useSupportedNode } from './node-runtime.mjs'
-import { runTap } from './tap-progress.mjs'
 import { warmCache } from './ts-loader/hooks.mjs'
 
 const USAGE = `usage: pnpm test [package ...] [--no-static] [--no-real-asterisk] [--no-coverage] [--help]
@@ -211,7 +211,7 @@ if (!browser.ok) {
   out(`\n=== headless Chromium: ${browser.where}`)
 }
 
-// --- Test files run JOBS at a time within each package (tap's own default on a 2-core machine is 1).
+// --- Test files run JOBS at a time within each package (scripts/file-runner.mjs).
 // Most files wait (pbx-sim's scaled clock, a real Asterisk's ring and hold seconds, MariaDB, child
 // processes) rather than compute: run one at a time, the whole suite used about a third of one core.
 // Every file has its own databases, ports, Asterisk and temporary folders, so they can overlap.
@@ -221,7 +221,6 @@ if (!Number.isInteger(jobs) || jobs < 1) {
   out(`\nFATAL: TEST_JOBS=${process.env.TEST_JOBS} is not a whole number of at least 1.`)
   process.exit(1)
 }
-const jobsArg = `--jobs=${jobs}`
 
 // --- Coverage: measured and gated on each package's suite. `--no-coverage` leaves both out (CI's
 // Node 22 line, see .ci/run: the gate runs on the workspace's Node 24 only); the summary says so.
@@ -237,16 +236,31 @@ out(
 )
 
 const logDir = mkdtempSync(join(tmpdir(), 'hd-testlog-'))
+// Each file's seconds in the last run, so that the next one starts the longest files first.
+const timesFile = join(root, 'node_modules/.cache/hold-dialer/test-seconds.json')
+// How each package's TypeScript test file is run: the test loader (scripts/ts-loader), the packages'
+// sources rather than their builds (the hold-dialer-src export condition).
+const TS_NODE_ARGS = [
+  '--enable-source-maps',
+  `--import=${join(root, 'scripts/ts-loader/register.mjs')}`,
+  '--conditions=hold-dialer-src',
+]
+const testFiles = (pkg, dir) =>
+  readdirSync(join(root, pkg, dir), { recursive: true })
+    .filter((n) => n.endsWith('.test.ts'))
+    .sort()
+    .map((n) => `${dir}/${n}`)
 const log = join(logDir, 'dialects.jsonl')
 const env = { ...process.env, TEST_DIALECTS: dialects, HOLD_DIALER_TEST_LOG: log }
 const filter = process.argv.slice(2).filter((a) => !a.startsWith('--'))
 let files = { pass: 0, fail: 0 }
 let realAsterisk = { pass: 0, fail: 0 }
 let browserTests = { pass: 0, fail: 0 }
+const testFileTally = { pass: 0, fail: 0 }
 const coverageLines = []
 
-// --- Packages side by side: each package's steps (its tap suite, its coverage check, its real-Asterisk
-// files, its browser files) run in order, since they share the package's `.tap/` folder, but LANES
+// --- Packages side by side: each package's steps (its suite, its coverage report, its real-Asterisk
+// files, its browser files) run in order, but LANES
 // packages run at once, the longest first (PACKAGES_BY_LENGTH). One package after another left the
 // machine idle while the last slow files of each package ran (the dialer's several-process test, the
 // real Asterisk's ring and hold seconds): see docs/testing.md, "How long the suite takes". TEST_LANES
@@ -284,21 +298,23 @@ async function runPackage(pkg) {
   const testDir = join(root, pkg, 'test')
   if (existsSync(testDir) && hasTests(testDir)) {
     say(`=== tests (${pkg})`)
-    const r = await runTap({
+    const r = await runFiles({
       label: `tests (${pkg})`,
-      tapBin: bin('tap'),
-      args: coverage ? [jobsArg] : [jobsArg, '--disable-coverage'],
+      files: testFiles(pkg, 'test'),
       cwd: join(root, pkg),
+      nodeArgs: TS_NODE_ARGS,
+      jobs,
       env,
-      logFile: join(logDir, `${pkg.replaceAll('/', '-')}.tap`),
+      coverageDir: coverage ? coverageTemp(join(root, pkg)) : undefined,
+      logFile: join(logDir, `${pkg.replaceAll('/', '-')}.log`),
       out: say,
+      timesFile,
     })
     timings.push(`tests (${pkg}): ${Math.round(r.seconds)} s`)
-    if (r.counts)
-      files = { pass: files.pass + r.counts.pass, fail: files.fail + r.counts.total - r.counts.pass }
+    files = add(files, r)
     if (r.status !== 0) failures.push(`tests (${pkg})`)
     if (coverage) {
-      const c = await checkCoverage(join(root, pkg), bin('tap'))
+      const c = await checkCoverage(join(root, pkg), bin('c8'))
       coverageLines.push(`coverage (${pkg}): ${c.text}`)
       say(coverageLines.at(-1))
       if (!c.ok) failures.push(`coverage (${pkg})`)
@@ -307,51 +323,41 @@ async function runPackage(pkg) {
   const realDir = join(root, pkg, 'asterisk-test')
   if (asterisk.ok && existsSync(realDir) && hasTests(realDir)) {
     say(`=== real-Asterisk tests (${pkg})`)
-    const files = readdirSync(realDir)
-      .filter((n) => n.endsWith('.test.ts'))
-      .map((n) => `asterisk-test/${n}`)
+    const files = testFiles(pkg, 'asterisk-test')
     // Coverage is gated on the suite every machine runs (above), not on this one. Every file at once
     // (each has its own Asterisk): they wait on a real PBX's seconds and used a third of a core
     // between them, so the longest file sets the time (TEST_JOBS, when set, caps it).
     const asteriskJobs = process.env.TEST_JOBS ? jobs : Math.max(jobs, files.length)
-    const ra = await runTap({
+    const ra = await runFiles({
       label: `real-Asterisk tests (${pkg})`,
-      tapBin: bin('tap'),
-      args: [`--jobs=${asteriskJobs}`, '--disable-coverage', ...files],
+      files,
       cwd: join(root, pkg),
+      nodeArgs: TS_NODE_ARGS,
+      jobs: asteriskJobs,
       env,
-      logFile: join(logDir, `${pkg.replaceAll('/', '-')}-asterisk.tap`),
+      logFile: join(logDir, `${pkg.replaceAll('/', '-')}-asterisk.log`),
       out: say,
+      timesFile,
     })
     timings.push(`real-Asterisk tests (${pkg}): ${Math.round(ra.seconds)} s`)
-    if (ra.counts)
-      realAsterisk = {
-        pass: realAsterisk.pass + ra.counts.pass,
-        fail: realAsterisk.fail + ra.counts.total - ra.counts.pass,
-      }
+    realAsterisk = add(realAsterisk, ra)
     if (ra.status !== 0) failures.push(`real-Asterisk tests (${pkg})`)
   }
   const browserDir = join(root, pkg, 'browser-test')
   if (browser.ok && existsSync(browserDir) && hasTests(browserDir)) {
     say(`=== browser tests (${pkg})`)
-    const files = readdirSync(browserDir)
-      .filter((n) => n.endsWith('.test.ts'))
-      .map((n) => `browser-test/${n}`)
-    const rb = await runTap({
+    const rb = await runFiles({
       label: `browser tests (${pkg})`,
-      tapBin: bin('tap'),
-      args: ['--disable-coverage', ...files],
+      files: testFiles(pkg, 'browser-test'),
       cwd: join(root, pkg),
+      nodeArgs: TS_NODE_ARGS,
+      jobs: 1,
       env,
-      logFile: join(logDir, `${pkg.replaceAll('/', '-')}-browser.tap`),
+      logFile: join(logDir, `${pkg.replaceAll('/', '-')}-browser.log`),
       out: say,
     })
     timings.push(`browser tests (${pkg}): ${Math.round(rb.seconds)} s`)
-    if (rb.counts)
-      browserTests = {
-        pass: browserTests.pass + rb.counts.pass,
-        fail: browserTests.fail + rb.counts.total - rb.counts.pass,
-      }
+    browserTests = add(browserTests, rb)
     if (rb.status !== 0) failures.push(`browser tests (${pkg})`)
   }
 }
@@ -376,15 +382,7 @@ function tsFiles(dir) {
   })
 }
 
-// tap builds its plugin loader on the first run of a fresh install (every package's .taprc names the
-// same plugins), and two runs starting together both build it and fail. So one package runs alone
-// first, the smallest (its build, when one is needed, is then the only one), and the rest after it.
 const queue = [...order]
-if (lanes > 1 && queue.length > 1) {
-  const first = queue.includes('packages/ami') ? 'packages/ami' : queue.at(-1)
-  queue.splice(queue.indexOf(first), 1)
-  await runPackage(first)
-}
 await Promise.all(
   Array.from({ length: Math.min(lanes, queue.length) }, async () => {
     for (let pkg = queue.shift(); pkg !== undefined; pkg = queue.shift()) await runPackage(pkg)
@@ -397,19 +395,26 @@ if (!filter.length || filter.some((f) => 'scripts'.includes(f))) {
   const scriptTests = readdirSync(join(root, 'scripts/test'))
     .filter((n) => n.endsWith('.test.mjs'))
     .map((n) => `scripts/test/${n}`)
-  const r = await runTap({
+  const r = await runFiles({
     label: 'tests (scripts)',
-    tapBin: bin('tap'),
-    args: [jobsArg, '--disable-coverage', ...scriptTests],
+    files: scriptTests,
     cwd: root,
+    jobs,
     env,
-    logFile: join(logDir, 'scripts.tap'),
+    logFile: join(logDir, 'scripts.log'),
     out,
+    timesFile,
   })
   timings.push(`tests (scripts): ${Math.round(r.seconds)} s`)
-  if (r.counts)
-    files = { pass: files.pass + r.counts.pass, fail: files.fail + r.counts.total - r.counts.pass }
+  files = add(files, r)
   if (r.status !== 0) failures.push('tests (scripts)')
+}
+
+/** Adds a run's assertion counts (tap's closing `# { total, pass }` of each file) to a tally. */
+function add(tally, r) {
+  testFileTally.pass += r.files.pass
+  testFileTally.fail += r.files.fail
+  return { pass: tally.pass + r.counts.pass, fail: tally.fail + r.counts.total - r.counts.pass }
 }
 
 function hasTests(dir) {
@@ -446,4 +451,5 @@ if (!coverage) out('coverage: NOT MEASURED (--no-coverage), so no floor was chec
 for (const line of coverageLines) out(line)
 if (failures.length) out(`failed steps: ${failures.join(', ')}`)
 out(`tap assertions: ${files.pass} passed, ${files.fail} failed`)
+out(`test files (every run above): ${testFileTally.pass} passed, ${testFileTally.fail} failed`)
 process.exit(failures.length ? 1 : 0)

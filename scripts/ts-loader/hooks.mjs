@@ -1,15 +1,18 @@
 import { createHash } from 'node:crypto'
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
 
+// Synchronous hooks (module.registerHooks, Node >= 22.15): they run on the importing thread, where
+// module.register's hooks answer each import from a worker thread, about half a second of CPU per
+// test process in message passing alone (the suites start a few hundred processes).
 // Transpiled output is cached by content so most test processes never load TypeScript itself
 // (loading it costs about a second per process).
 const cacheDir = fileURLToPath(new URL('../../node_modules/.cache/hold-dialer-ts/', import.meta.url))
-let tsPromise = null
+let ts = null
 
-async function transpile(fileName, source) {
-  tsPromise ??= import('typescript').then((m) => m.default)
-  const ts = await tsPromise
+function transpile(fileName, source) {
+  ts ??= createRequire(import.meta.url)('typescript')
   const { outputText } = ts.transpileModule(source, {
     fileName,
     compilerOptions: {
@@ -26,9 +29,9 @@ async function transpile(fileName, source) {
 const isRelativeOrFile = (s) => s.startsWith('.') || s.startsWith('/') || s.startsWith('file:')
 
 /** NodeNext sources import `./x.js`; the file on disk is `./x.ts`. */
-export async function resolve(specifier, context, next) {
+export function resolve(specifier, context, next) {
   try {
-    return await next(specifier, context)
+    return next(specifier, context)
   } catch (err) {
     if (isRelativeOrFile(specifier) && specifier.endsWith('.js')) {
       return next(`${specifier.slice(0, -3)}.ts`, context)
@@ -37,28 +40,31 @@ export async function resolve(specifier, context, next) {
   }
 }
 
-export async function load(url, context, next) {
+export function load(url, context, next) {
   if (!url.startsWith('file:') || !url.endsWith('.ts') || url.includes('/node_modules/')) {
     return next(url, context)
   }
-  return { format: 'module', source: await transpiled(fileURLToPath(url)), shortCircuit: true }
+  return { format: 'module', source: transpiled(fileURLToPath(url)), shortCircuit: true }
 }
 
 /** A file's transpiled text: from the cache, else transpiled and cached. */
-async function transpiled(fileName) {
-  const source = await readFile(fileName, 'utf8')
+function transpiled(fileName) {
+  const source = readFileSync(fileName, 'utf8')
   const key = createHash('sha256').update(fileName).update('\0').update(source).digest('hex')
   const cached = `${cacheDir}${key}.js`
   try {
-    return await readFile(cached, 'utf8')
+    return readFileSync(cached, 'utf8')
   } catch {
-    const output = await transpile(fileName, source)
+    const output = transpile(fileName, source)
     // Written aside then renamed, so a parallel test process never reads half a file.
     const temp = `${cached}.${process.pid}.tmp`
-    await mkdir(cacheDir, { recursive: true })
-    await writeFile(temp, output)
-      .then(() => rename(temp, cached))
-      .catch(() => {})
+    try {
+      mkdirSync(cacheDir, { recursive: true })
+      writeFileSync(temp, output)
+      renameSync(temp, cached)
+    } catch {
+      // A cache that cannot be written costs time, not correctness: the text is returned anyway.
+    }
     return output
   }
 }
@@ -68,7 +74,7 @@ async function transpiled(fileName) {
  * each test process would otherwise load TypeScript (about a second) to transpile what it imports,
  * and the same sources again in the next. Returns how many files were read.
  */
-export async function warmCache(fileNames) {
-  for (const fileName of fileNames) await transpiled(fileName)
+export function warmCache(fileNames) {
+  for (const fileName of fileNames) transpiled(fileName)
   return fileNames.length
 }

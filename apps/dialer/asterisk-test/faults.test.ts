@@ -35,7 +35,7 @@ forEachDialect(t, async (t, database) => {
       )
       await stop()
       await asterisk.restart()
-      const row = await settled(r, oli, 60_000)
+      const row = await settled(r, oli)
       t.match(row, { dial_status: 'Not Connected', call_count: 1, isReserved: 0, reserved_by: null })
       t.equal(
         (
@@ -68,7 +68,7 @@ forEachDialect(t, async (t, database) => {
       )
       await stop()
       await asterisk.restart()
-      t.match(await settled(r, oli, 60_000), { dial_status: 'Received', call_count: 1, isReserved: 0 })
+      t.match(await settled(r, oli), { dial_status: 'Received', call_count: 1, isReserved: 0 })
     })
   }
 
@@ -91,7 +91,7 @@ forEachDialect(t, async (t, database) => {
       )
       await asterisk.kill()
       await asterisk.restart()
-      t.match(await settled(r, 'F-HOLD', 60_000), { dial_status: 'Abandoned', call_count: 1, isReserved: 0 })
+      t.match(await settled(r, 'F-HOLD'), { dial_status: 'Abandoned', call_count: 1, isReserved: 0 })
     },
   )
 
@@ -108,7 +108,7 @@ forEachDialect(t, async (t, database) => {
       if (s === 'down') downs += 1
     })
     void r.startDialer()
-    await r.until('three failed logins', () => downs >= 3, 30_000)
+    await r.until('three failed logins', () => downs >= 3)
     const failures = lines.filter((l) => l.msg === 'AMI unavailable; reconnecting')
     t.equal(failures.length, 1, 'one line for three failed logins')
     t.match(failures[0], { reason: /Authentication failed/ })

@@ -105,7 +105,7 @@ forEachDialect(t, async (t, database) => {
 
     // The paused dialer comes back: its late result fills its own row, the lead is left alone.
     paused.process.kill('SIGCONT')
-    await r.until('the late result written', () => paused.output().includes('late result'), 30_000)
+    await r.until('the late result written', () => paused.output().includes('late result'))
     const attempts = await r.attempts('AP-1')
     t.equal(attempts.length, 2, 'one attempt row for each call placed')
     const mine = attempts.find((a) => a.linkedid === `hd-${id}-${token}`)

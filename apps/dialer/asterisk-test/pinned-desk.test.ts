@@ -14,7 +14,7 @@ forEachDialect(t, async (t, database) => {
       const r = await asteriskRig(t, database, asterisk, { env: { ...PINNED, DIAL_MODE: 'progressive' } })
       const pinned = await agent(r, '2002')
       await r.push(lead('G-AGF', '5550002022', { agent_id: pinned }))
-      await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
+      await r.until('restored', () => r.dialer.stats.restored > 0)
       t.match(await r.lead('G-AGF'), {
         dial_status: 'Pending',
         call_count: 0,
@@ -39,7 +39,7 @@ forEachDialect(t, async (t, database) => {
       })
       const pinned = await agent(r, '3002')
       await r.push(lead('V-AB', '5550009022', { agent_id: pinned }))
-      const row = await settled(r, 'V-AB', 60_000)
+      const row = await settled(r, 'V-AB')
       t.match(row, { dial_status: 'Abandoned', call_count: 1, agent_id: pinned })
       const wait = new Date(`${row.next_retry_at}Z`).getTime() - new Date(`${row.last_attempt_at}Z`).getTime()
       t.ok(wait >= 600_000, `next attempt RETRY_SECONDS later, not the pool's 5 minutes (${wait} ms)`)

@@ -27,7 +27,7 @@ for (const dialMode of ['progressive', 'predictive'] as const) {
         const r = await asteriskRig(t, database, asterisk, { env })
         const pinned = await agent(r, '1003')
         await r.push(lead(`${tag}-NC`, '5550002021', { agent_id: pinned }))
-        await r.until('Disposed', async () => (await r.lead(`${tag}-NC`))?.dial_status === 'Disposed', 60_000)
+        await r.until('Disposed', async () => (await r.lead(`${tag}-NC`))?.dial_status === 'Disposed')
         t.match(await r.lead(`${tag}-NC`), { call_count: 2, isRnrSent: 1, agent_id: pinned, isReserved: 0 })
         const mails = await database.handle.kysely
           .selectFrom('hold_dialer_rnr_outbox')
@@ -83,7 +83,7 @@ for (const dialMode of ['progressive', 'predictive'] as const) {
         const pinned = await agent(r, '1025')
         const oli = `${tag}-FAIL`
         await r.push(lead(oli, '5550001025', { agent_id: pinned }))
-        await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
+        await r.until('restored', () => r.dialer.stats.restored > 0)
         t.match(await r.lead(oli), {
           dial_status: 'Pending',
           call_count: 0,

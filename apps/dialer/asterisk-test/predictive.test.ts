@@ -71,7 +71,7 @@ forEachDialect(t, async (t, database) => {
     })
     await agent(r, '1001')
     await r.push(lead('D-FAIL', '5550001013'))
-    await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
+    await r.until('restored', () => r.dialer.stats.restored > 0)
     const row = await r.lead('D-FAIL')
     t.match(row, { dial_status: 'Pending', call_count: 0, isReserved: 0, reserved_by: null })
     t.same(await r.attempts('D-FAIL'), [], 'no attempt recorded')
@@ -83,7 +83,7 @@ forEachDialect(t, async (t, database) => {
     })
     await agent(r, '1001')
     await r.push(lead('D-MAX', '5550002013'))
-    await r.until('archived', async () => (await r.lead('D-MAX')) === undefined, 60_000)
+    await r.until('archived', async () => (await r.lead('D-MAX')) === undefined)
     const archived = await database.handle.kysely
       .selectFrom('hold_dialer_disposed')
       .selectAll()
@@ -136,14 +136,14 @@ forEachDialect(t, async (t, database) => {
     // First call: the only agent's desk never answers and the customer hangs up on hold.
     const silent = await agent(r, '2051')
     await r.push(lead('D-RE', '5550001051'))
-    await r.until('Abandoned', async () => (await r.lead('D-RE'))?.dial_status === 'Abandoned', 30_000)
+    await r.until('Abandoned', async () => (await r.lead('D-RE'))?.dial_status === 'Abandoned')
     await database.handle.kysely
       .updateTable('dialer_employee')
       .set({ is_active: 0 })
       .where('id', '=', silent)
       .execute()
     const answering = await agent(r, '1051')
-    await r.until('Received', async () => (await r.lead('D-RE'))?.dial_status === 'Received', 30_000)
+    await r.until('Received', async () => (await r.lead('D-RE'))?.dial_status === 'Received')
     t.match(await r.lead('D-RE'), { call_count: 2, isReserved: 0 })
     t.match(
       (await r.attempts('D-RE')).map((a) => ({ outcome: a.outcome, agent_id: a.agent_id })),
@@ -162,7 +162,7 @@ forEachDialect(t, async (t, database) => {
       await agent(r, '3001')
       const from = asterisk.events.length
       await r.push(lead('D-HOLD', '5550009011'))
-      const row = await settled(r, 'D-HOLD', 60_000)
+      const row = await settled(r, 'D-HOLD')
       t.match(row, { dial_status: 'Abandoned', call_count: 1 })
       const rings = asterisk.events
         .slice(from)

@@ -93,7 +93,7 @@ forEachDialect(t, async (t, database) => {
     const r = await asteriskRig(t, database, asterisk, { env: { RETRY_SECONDS: '0', MAX_TRIES: '2' } })
     await agent(r, '1001')
     await r.push(lead('P-MAX', '5550002002'))
-    await r.until('archived', async () => (await r.lead('P-MAX')) === undefined, 60_000)
+    await r.until('archived', async () => (await r.lead('P-MAX')) === undefined)
     const archived = await database.handle.kysely
       .selectFrom('hold_dialer_disposed')
       .selectAll()
@@ -117,7 +117,7 @@ forEachDialect(t, async (t, database) => {
       const oli = `P-AG-${a.extension}`
       const from = asterisk.events.length
       await r.push(lead(oli, '5550002003'))
-      await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
+      await r.until('restored', () => r.dialer.stats.restored > 0)
       await r.push(lead(`${oli}-2`, '5550002004'))
       await r.dialer.claimRounds(3)
       const rung = asterisk.events
@@ -148,7 +148,7 @@ forEachDialect(t, async (t, database) => {
     await asterisk.setCustomDeviceState('desk1031', 'NOT_INUSE')
     await agent(r, '1031')
     await r.push(lead('P-AG0', '5550002031'))
-    await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
+    await r.until('restored', () => r.dialer.stats.restored > 0)
     t.match(await r.lead('P-AG0'), { dial_status: 'Pending', call_count: 0, isReserved: 0 })
     t.equal((await r.attempts('P-AG0')).length, 0, 'no attempt counted against the customer')
   })
@@ -161,7 +161,7 @@ forEachDialect(t, async (t, database) => {
       await r.push(
         lead('P-CBR', '5550001032', { priority_id: 2, callback_scheduled_at: '2020-01-01T10:00:00Z' }),
       )
-      await r.until('restored', () => r.dialer.stats.restored > 0, 30_000)
+      await r.until('restored', () => r.dialer.stats.restored > 0)
       const row = await r.lead('P-CBR')
       t.match(row, { dial_status: 'Callback', call_count: 0, isReserved: 0 })
       t.match(String(row?.callback_scheduled_at), /^2020-01-01 10:00:00/)

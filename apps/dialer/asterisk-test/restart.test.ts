@@ -120,7 +120,7 @@ forEachDialect(t, async (t, database) => {
       from,
     )
     await customerHangsUp(r, '5550009044', from)
-    const row = await settled(r, 'R-H', 60_000)
+    const row = await settled(r, 'R-H')
     t.match(row, { dial_status: 'Received', call_count: 1 })
     t.match((await r.attempts('R-H'))[0], { outcome: 'Received', agent_id: free })
   })

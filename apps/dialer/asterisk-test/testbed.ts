@@ -82,7 +82,7 @@ export async function agent(
 }
 
 /** Waits until the lead has left Calling (settled or restored) and is no longer reserved. */
-export async function settled(r: Rig, oliId: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+export async function settled(r: Rig, oliId: string, timeoutMs = 300_000): Promise<Record<string, unknown>> {
   let row: Record<string, unknown> | undefined
   await r.until(
     `${oliId} settled`,

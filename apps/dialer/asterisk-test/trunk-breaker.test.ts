@@ -62,7 +62,7 @@ forEachDialect(t, async (t, database) => {
 
       // A try comes once the probe period has passed, and only one. (A round that began before the
       // breaker opened still dials the leads it claimed: those are not tries.)
-      await r.until('one try', () => r.dialer.trunk().trying, 15_000)
+      await r.until('one try', () => r.dialer.trunk().trying)
       const atTry = placed(lines)
       t.ok(atTry.length - 1 >= 3, `calls placed before the try: ${atTry.length - 1}`)
       t.ok(Number(atTry.at(-1)?.time) - since >= 2000 - 50, 'not before the probe period')
@@ -80,7 +80,7 @@ forEachDialect(t, async (t, database) => {
       for (const oli of olis) t.match(await r.lead(oli), { call_count: 0 }, `${oli}: nothing counted`)
 
       await setCustomerDial(UP)
-      await r.until('breaker closed', () => r.dialer.trunk().state === 'closed', 15_000)
+      await r.until('breaker closed', () => r.dialer.trunk().state === 'closed')
       t.equal(lines.filter((l) => String(l.msg).startsWith('trunk breaker closed')).length, 1)
       await r.until(
         'a lead received',
@@ -124,7 +124,7 @@ forEachDialect(t, async (t, database) => {
         1,
         'one error logged',
       )
-      await r.until('one try', () => r.dialer.trunk().trying, 15_000)
+      await r.until('one try', () => r.dialer.trunk().trying)
       const atTry = placed(lines)
       t.ok(
         atTry.length - 1 >= 3 && atTry.length - 1 < olis.length,

@@ -267,7 +267,7 @@ async function play(
   }
 }
 
-async function waitFor<T>(find: () => T | undefined, timeoutMs = 30_000): Promise<T> {
+async function waitFor<T>(find: () => T | undefined, timeoutMs = 300_000): Promise<T> {
   const end = Date.now() + timeoutMs
   for (;;) {
     const found = find()

@@ -6,12 +6,16 @@ import { delay, describe, loggedIn, TestClient } from './helpers/client.js'
 t.test('dropConnections cuts clients, keeps listening, and calls carry on', async (t) => {
   const { sim, c } = await setup()
   t.teardown(() => sim.close())
-  sim.setOutcome('5551234567', { kind: 'answer', ringSeconds: 1, talkSeconds: 30 })
+  // The customer talks until hung up below: the call must outlast the reconnection, however slow.
+  sim.setOutcome('5551234567', { kind: 'answer', ringSeconds: 1, talkSeconds: 1_000_000 })
   c.send(progressive('p1', '5551234567'))
   await c.waitForEvent('BridgeEnter', { BridgeNumChannels: '2' })
   sim.dropConnections()
   await c.closed
   const again = await loggedIn(sim.port)
+  t.equal(sim.calls.find((r) => r.actionId === 'p1')?.endedAt, null, 'the call carried on')
+  const customer = sim.channels().find((ch) => ch.number === '5551234567' && ch.role === 'customer')
+  t.ok(customer && sim.hangupChannel(customer.name), 'the customer hangs up')
   const record = await callEnded(sim, 'p1', again)
   t.equal(record.outcome, 'answered')
   t.ok(again.events('Hangup').length >= 1, 'the reconnected client sees the end of the call')

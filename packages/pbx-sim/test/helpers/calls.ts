@@ -38,7 +38,8 @@ export async function callEnded(sim: PbxSim, actionId: string, c?: TestClient): 
   return record
 }
 
-function recordEnded(sim: PbxSim, actionId: string, timeoutMs = 3000): Promise<CallRecord> {
+/** The 300 s limit is a safety net for a loaded machine, never a speed limit. */
+function recordEnded(sim: PbxSim, actionId: string, timeoutMs = 300_000): Promise<CallRecord> {
   const done = sim.calls.find((r) => r.actionId === actionId && r.endedAt !== null)
   if (done) return Promise.resolve(done)
   return new Promise((resolve, reject) => {

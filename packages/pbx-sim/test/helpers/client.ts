@@ -69,8 +69,11 @@ export class TestClient {
     this.write(formatMessage(fields))
   }
 
-  /** Waits for a message matching `predicate`, looking at messages received from index `from` on. */
-  waitFor(predicate: Predicate, timeoutMs = 3000, from = 0): Promise<AmiMessage> {
+  /**
+   * Waits for a message matching `predicate`, looking at messages received from index `from` on. The
+   * 300 s limit is a safety net for a loaded machine, never a speed limit.
+   */
+  waitFor(predicate: Predicate, timeoutMs = 300_000, from = 0): Promise<AmiMessage> {
     const found = this.messages.slice(from).find(predicate)
     if (found) return Promise.resolve(found)
     return new Promise((resolve, reject) => {
@@ -82,7 +85,7 @@ export class TestClient {
     })
   }
 
-  waitForEvent(name: string, match: Record<string, string> = {}, timeoutMs = 3000): Promise<AmiMessage> {
+  waitForEvent(name: string, match: Record<string, string> = {}, timeoutMs = 300_000): Promise<AmiMessage> {
     return this.waitFor(
       (m) => m.get('Event') === name && Object.entries(match).every(([k, v]) => m.get(k) === v),
       timeoutMs,
@@ -90,7 +93,7 @@ export class TestClient {
   }
 
   /** Sends an action with a fresh ActionID (replacing any given) and resolves with its Response. */
-  action(fields: Field[], timeoutMs = 3000): Promise<AmiMessage> {
+  action(fields: Field[], timeoutMs = 300_000): Promise<AmiMessage> {
     const actionId = `t${this.nextId++}`
     const from = this.messages.length
     this.send([...fields.filter(([k]) => k.toLowerCase() !== 'actionid'), ['ActionID', actionId]])
