@@ -46,7 +46,7 @@ async function setup(t: Test) {
   return { pbx, ami, call, originated }
 }
 
-async function until(what: string, check: () => boolean, ms = 10_000): Promise<void> {
+async function until(what: string, check: () => boolean, ms = 300_000): Promise<void> {
   const end = Date.now() + ms
   while (!check()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`)
