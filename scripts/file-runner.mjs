@@ -104,6 +104,31 @@ export function runFiles({
   })
 }
 
+/** The process groups of the files running now: stopped with the runner when it is interrupted. */
+const running = new Set()
+let stopOnSignal = false
+
+/**
+ * Each file leads a process group of its own (below), which a Ctrl-C in the terminal no longer
+ * reaches: the runner passes SIGINT or SIGTERM on to every group, then ends as the signal would.
+ */
+function passSignalsOn() {
+  if (stopOnSignal) return
+  stopOnSignal = true
+  for (const signal of ['SIGINT', 'SIGTERM']) {
+    process.once(signal, () => {
+      for (const pid of running) {
+        try {
+          process.kill(-pid, 'SIGKILL')
+        } catch {
+          // That group has ended meanwhile.
+        }
+      }
+      process.kill(process.pid, signal)
+    })
+  }
+}
+
 /**
  * One process, its stdout and stderr kept together. It leads a process group of its own, so that what
  * it leaves behind (a dialer or an API a test started and did not stop) is killed when it exits, and the
@@ -112,7 +137,9 @@ export function runFiles({
 export function runOne(cmd, args, { cwd, env, timeoutMs = TIMEOUT_MS }) {
   const started = Date.now()
   return new Promise((resolve) => {
+    passSignalsOn()
     const child = spawn(cmd, args, { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] })
+    running.add(child.pid)
     const chunks = []
     child.stdout.on('data', (d) => chunks.push(d))
     child.stderr.on('data', (d) => chunks.push(d))
@@ -140,6 +167,7 @@ export function runOne(cmd, args, { cwd, env, timeoutMs = TIMEOUT_MS }) {
       resolve({ code: 1, signal: null, output: `${Buffer.concat(chunks)}${err.stack}`, ms: 0, timedOut })
     })
     child.on('close', (code, signal) => {
+      running.delete(child.pid)
       const e = exit ?? { code, signal }
       resolve({ ...e, output: String(Buffer.concat(chunks)), ms: Date.now() - started, timedOut })
     })

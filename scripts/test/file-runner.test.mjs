@@ -164,6 +164,29 @@ ${PASSES}`,
   t.ok(await ended(left), 'and the process it left is gone')
 })
 
+t.test('a Ctrl-C of the runner stops the files it is running', async (t) => {
+  const dir = folder({
+    'hangs.test.mjs': `import { writeFileSync } from 'node:fs'
+writeFileSync('hangs.pid', String(process.pid))
+setInterval(() => {}, 1000)\n`,
+    'runner.mjs': `import { runFiles } from ${JSON.stringify(new URL('../file-runner.mjs', import.meta.url).href)}
+await runFiles({ label: 'ctrl-c', files: ['hangs.test.mjs'], cwd: process.cwd(), logFile: 'run.log', out: () => {} })\n`,
+  })
+  const { spawn } = await import('node:child_process')
+  const runner = spawn(process.execPath, ['runner.mjs'], { cwd: dir, stdio: 'ignore' })
+  const pidFile = join(dir, 'hangs.pid')
+  const deadline = Date.now() + 300_000
+  while (!existsSync(pidFile) || !readFileSync(pidFile, 'utf8')) {
+    if (Date.now() > deadline) throw new Error('the file never started')
+    await new Promise((r) => setTimeout(r, 20))
+  }
+  const file = Number(readFileSync(pidFile, 'utf8'))
+  const exited = new Promise((resolve) => runner.on('exit', (code, signal) => resolve(signal)))
+  runner.kill('SIGINT')
+  t.equal(await exited, 'SIGINT', 'the runner ends as the signal would end it')
+  t.ok(await ended(file), 'and the file it was running is gone')
+})
+
 t.test("assertionCounts reads a file's last closing comment", async (t) => {
   t.same(assertionCounts('# { total: 1, pass: 1 }\n# { total: 28, pass: 27, fail: 1 }\n'), {
     total: 28,
