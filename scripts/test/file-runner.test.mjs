@@ -181,7 +181,7 @@ await runFiles({ label: 'ctrl-c', files: ['hangs.test.mjs'], cwd: process.cwd(),
     await new Promise((r) => setTimeout(r, 20))
   }
   const file = Number(readFileSync(pidFile, 'utf8'))
-  const exited = new Promise((resolve) => runner.on('exit', (code, signal) => resolve(signal)))
+  const exited = new Promise((resolve) => runner.on('exit', (_code, signal) => resolve(signal)))
   runner.kill('SIGINT')
   t.equal(await exited, 'SIGINT', 'the runner ends as the signal would end it')
   t.ok(await ended(file), 'and the file it was running is gone')
