@@ -100,6 +100,22 @@ forEachDialect(t, async (t, database) => {
           'still held by the paused dialer',
         )
         t.equal(h.sim.originateCount(), 1, 'not dialed again while its call is live')
+        // A second round's warning: the first round's sweep of agents' holds has run whole.
+        await h.until(
+          'a second round kept it',
+          () =>
+            lines.filter((l) => String(l.msg).startsWith('expired reservation kept') && l.lead === id)
+              .length >= 2,
+        )
+        t.match(
+          await database.handle.kysely
+            .selectFrom('dialer_employee')
+            .select(['on_call_by'])
+            .where('extension', '=', '4101')
+            .executeTakeFirst(),
+          { on_call_by: 'paused-dialer' },
+          'the agent on the live call stays held by the paused dialer, whose hold has aged as much',
+        )
 
         // The customer hangs up while the holder is still paused: the lead has no call any more, so the
         // other dialer releases it and counts the call whose result it cannot know (Unknown), then

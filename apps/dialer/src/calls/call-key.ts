@@ -27,6 +27,12 @@ export function tokenOfKey(key: string): string | undefined {
   return /^hd-\d+-([0-9a-f]+)$/.exec(key)?.[1]
 }
 
+/** The lead a call's key names (`undefined` when the key is not of that shape). */
+export function leadOfKey(key: string): number | undefined {
+  const id = /^hd-(\d+)-[0-9a-f]+$/.exec(key)?.[1]
+  return id === undefined ? undefined : Number(id)
+}
+
 /** Whether a channel's Linkedid belongs to a call of this lead, whichever claim placed it. */
 export function isCallOfLead(linkedid: string | undefined, leadId: number): boolean {
   return linkedid?.startsWith(callKeyPrefix(leadId)) === true

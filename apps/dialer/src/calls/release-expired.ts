@@ -6,10 +6,12 @@ import type { DialerMetrics } from '../metrics.js'
 import {
   type CountUnknown,
   expiredReservations,
+  hasStaleAgents,
+  holdersOfLeads,
   releaseReservation,
   releaseStaleAgents,
 } from '../sql/release-stale.js'
-import { type IssuedClaims, isCallOfLead } from './call-key.js'
+import { type IssuedClaims, isCallOfLead, leadOfKey } from './call-key.js'
 
 export interface ReleaseExpiredDeps {
   db: Kysely<Database>
@@ -37,7 +39,8 @@ export interface ReleaseExpiredDeps {
  */
 export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
   const { cutoff, rows } = await expiredReservations(d.db, d.now, d.timeoutSeconds)
-  const live = rows.length > 0 ? await liveLinkedIds(d) : undefined
+  const staleAgents = await hasStaleAgents(d.db, cutoff)
+  const live = rows.length > 0 || staleAgents ? await liveLinkedIds(d) : undefined
   let released = 0
   let counted = 0
   let kept = 0
@@ -59,7 +62,13 @@ export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
     if (done === 'released') released += 1
     else if (done === 'counted') counted += 1
   }
-  const agents = await releaseStaleAgents(d.db, { olderThan: cutoff })
+  // An agent's hold ages with its holder's heartbeat, like the holder's reservations: it is kept
+  // while that holder has a call live at the PBX (the agent is on it, or about to be bridged to it),
+  // and not released at all while the PBX cannot be asked.
+  const agents =
+    staleAgents && live
+      ? await releaseStaleAgents(d.db, { olderThan: cutoff, notHeldBy: await holdersOfLiveCalls(d, live) })
+      : 0
   if (released + counted > 0) d.metrics.releases.inc({ kind: 'lead' }, released + counted)
   if (counted > 0) d.metrics.lostResults.inc(counted)
   if (agents > 0) d.metrics.releases.inc({ kind: 'agent' }, agents)
@@ -68,6 +77,12 @@ export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
       { released, counted, agents, kept, timeout: d.timeoutSeconds },
       'released expired reservations (counted: calls whose result was lost, each an attempt with result Unknown)',
     )
+}
+
+/** The dialers holding the leads of the PBX's live calls. */
+async function holdersOfLiveCalls(d: ReleaseExpiredDeps, live: Set<string>): Promise<string[]> {
+  const leads = [...live].map(leadOfKey).filter((id): id is number => id !== undefined)
+  return leads.length > 0 ? holdersOfLeads(d.db, [...new Set(leads)]) : []
 }
 
 /** Every live channel's Linkedid, from the PBX; `undefined` when it cannot be asked now. */

@@ -82,10 +82,43 @@ export async function expiredReservations(db: Kysely<Database>, now: Date, timeo
   }
 }
 
-/** Agents held on a call by a dialer that stopped refreshing them (or by this dialer before a restart). */
+/** Whether any agent is held on a call since before `olderThan` (its holder stopped refreshing it). */
+export async function hasStaleAgents(db: Kysely<Database>, olderThan: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('dialer_employee')
+    .select('id')
+    .where('on_call_by', 'is not', null)
+    .where('on_call_since', '<', olderThan)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** The dialers holding a reservation of any of these leads (the leads of the PBX's live calls). */
+export async function holdersOfLeads(db: Kysely<Database>, leadIds: number[]): Promise<string[]> {
+  const holders = new Set<string>()
+  for (let i = 0; i < leadIds.length; i += 1000) {
+    const rows = await db
+      .selectFrom('hold_dialer_master_data')
+      .select('reserved_by')
+      .distinct()
+      .where('id', 'in', leadIds.slice(i, i + 1000))
+      .where('isReserved', '=', 1)
+      .where('reserved_by', 'is not', null)
+      .execute()
+    for (const r of rows) if (r.reserved_by) holders.add(r.reserved_by)
+  }
+  return [...holders]
+}
+
+/**
+ * Agents held on a call by a dialer that stopped refreshing them (or by this dialer before a restart),
+ * except those held by `notHeldBy` (dialers with a call still live at the PBX: paused, not dead, or
+ * dead with the customer and the agent still talking).
+ */
 export async function releaseStaleAgents(
   db: Kysely<Database>,
-  options: { olderThan?: string; heldBy?: string; except?: number[] },
+  options: { olderThan?: string; heldBy?: string; except?: number[]; notHeldBy?: string[] },
 ) {
   let q = db
     .updateTable('dialer_employee')
@@ -94,6 +127,8 @@ export async function releaseStaleAgents(
   if (options.olderThan) q = q.where('on_call_since', '<', options.olderThan)
   if (options.heldBy) q = q.where('on_call_by', '=', options.heldBy)
   if (options.except && options.except.length > 0) q = q.where('id', 'not in', options.except)
+  if (options.notHeldBy && options.notHeldBy.length > 0)
+    q = q.where('on_call_by', 'not in', options.notHeldBy)
   const r = await q.executeTakeFirst()
   return Number(r.numUpdatedRows)
 }
