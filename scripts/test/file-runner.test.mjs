@@ -81,16 +81,20 @@ t.test(
 t.test('the longest files start first, by the seconds the last run recorded', async (t) => {
   const dir = folder({ 'a.test.mjs': PASSES, 'b.test.mjs': PASSES, 'c.test.mjs': PASSES })
   const timesFile = join(dir, 'cache/times.json')
-  const first = []
-  await runFiles({
-    label: 'order',
-    files: ['a.test.mjs', 'b.test.mjs', 'c.test.mjs'],
-    cwd: dir,
-    jobs: 1,
-    logFile: join(dir, 'run.log'),
-    out: (l) => first.push(l),
-    timesFile,
-  })
+  const run = async () => {
+    const lines = []
+    await runFiles({
+      label: 'order',
+      files: ['a.test.mjs', 'b.test.mjs', 'c.test.mjs'],
+      cwd: dir,
+      jobs: 1,
+      logFile: join(dir, 'run.log'),
+      out: (l) => lines.push(l),
+      timesFile,
+    })
+    return lines
+  }
+  const first = await run()
   t.match(first.slice(0, 3), [/a\.test/, /b\.test/, /c\.test/], 'never timed: in the order listed')
   t.ok(existsSync(timesFile), 'the seconds are recorded')
   const times = JSON.parse(readFileSync(timesFile, 'utf8'))
@@ -98,16 +102,7 @@ t.test('the longest files start first, by the seconds the last run recorded', as
   times[join(dir, 'a.test.mjs')] = 20
   times[join(dir, 'b.test.mjs')] = 1
   writeFileSync(timesFile, JSON.stringify(times))
-  const second = []
-  await runFiles({
-    label: 'order',
-    files: ['a.test.mjs', 'b.test.mjs', 'c.test.mjs'],
-    cwd: dir,
-    jobs: 1,
-    logFile: join(dir, 'run.log'),
-    out: (l) => second.push(l),
-    timesFile,
-  })
+  const second = await run()
   t.match(second.slice(0, 3), [/c\.test/, /a\.test/, /b\.test/], 'the longest first')
 })
 
