@@ -327,12 +327,14 @@ function renderDialers() {
 const W = 600
 const H = 160
 const PAD = { left: 40, right: 8, top: 8, bottom: 20 }
+/** The abandon chart: room on the right for the answered calls' scale. */
+const ABANDON_PAD = { ...PAD, right: 36 }
 
-function axes(chart, maxY, format, t0, t1) {
+function axes(chart, maxY, format, t0, t1, pad = PAD) {
   for (const f of [0, 0.5, 1]) {
-    const y = PAD.top + (1 - f) * (H - PAD.top - PAD.bottom)
-    chart.append(svg('line', { class: 'grid-line', x1: PAD.left, x2: W - PAD.right, y1: y, y2: y }))
-    const label = svg('text', { x: PAD.left - 4, y: y + 3, 'text-anchor': 'end' })
+    const y = pad.top + (1 - f) * (H - pad.top - pad.bottom)
+    chart.append(svg('line', { class: 'grid-line', x1: pad.left, x2: W - pad.right, y1: y, y2: y }))
+    const label = svg('text', { class: 'y-axis', x: pad.left - 4, y: y + 3, 'text-anchor': 'end' })
     label.textContent = format(maxY * f)
     chart.append(label)
   }
@@ -341,7 +343,7 @@ function axes(chart, maxY, format, t0, t1) {
     [t1, 'end'],
   ]) {
     const label = svg('text', {
-      x: anchor === 'start' ? PAD.left : W - PAD.right,
+      x: anchor === 'start' ? pad.left : W - pad.right,
       y: H - 4,
       'text-anchor': anchor,
     })
@@ -350,30 +352,53 @@ function axes(chart, maxY, format, t0, t1) {
   }
 }
 
+/**
+ * The top of the answered calls' scale: an even whole number at least half again the busiest bucket,
+ * so the bars keep out of the chart's top third and the middle grid line is a whole number of calls.
+ */
+function answeredScaleTop(maxAnswered) {
+  return Math.max(2, 2 * Math.ceil((maxAnswered * 1.5) / 2))
+}
+
 function renderAbandonChart() {
   const abandon = state.center?.abandon
   const chart = document.getElementById('abandon-chart')
   if (!abandon || !chart) return
   text('abandon-hours', abandon.hours)
   const cap = state.live?.abandonRateMax ?? null
+  // Progressive mode has no cap: no dashed line, nor its legend.
+  document.getElementById('legend-cap').hidden = cap === null
   const buckets = abandon.buckets
   const rates = buckets.map((b) => (b.answered ? b.abandoned / b.answered : 0))
   const maxY = Math.max(0.05, (cap ?? 0) * 1.5, ...rates)
-  const maxAnswered = Math.max(1, ...buckets.map((b) => b.answered))
+  const top = answeredScaleTop(Math.max(0, ...buckets.map((b) => b.answered)))
   const t0 = Date.parse(buckets[0]?.start ?? state.center.at)
   const t1 = Date.parse(buckets.at(-1)?.start ?? state.center.at) + abandon.bucketMinutes * 60_000
+  const pad = ABANDON_PAD
   chart.replaceChildren()
-  axes(chart, maxY, percent, t0, t1)
-  const innerW = W - PAD.left - PAD.right
-  const innerH = H - PAD.top - PAD.bottom
+  axes(chart, maxY, percent, t0, t1, pad)
+  const innerW = W - pad.left - pad.right
+  const innerH = H - pad.top - pad.bottom
+  // The answered calls' own scale, on the right, on the same grid lines as the rate's.
+  for (const f of [0, 0.5, 1]) {
+    const label = svg('text', {
+      class: 'answered-axis',
+      x: W - pad.right + 4,
+      y: pad.top + (1 - f) * innerH + 3,
+      'text-anchor': 'start',
+    })
+    label.textContent = String(top * f)
+    chart.append(label)
+  }
   const bw = innerW / Math.max(1, buckets.length)
-  // Answered calls per bucket as pale bars (their own scale), the rate as a line, the cap dashed.
+  // Answered calls per bucket as bars (right scale), the rate as a line (left scale), the cap dashed.
   buckets.forEach((b, i) => {
-    const h = (b.answered / maxAnswered) * innerH * 0.6
+    const h = (b.answered / top) * innerH
     const bar = svg('rect', {
       class: 'answered',
-      x: PAD.left + i * bw + 1,
-      y: PAD.top + innerH - h,
+      'data-answered': b.answered,
+      x: pad.left + i * bw + 1,
+      y: pad.top + innerH - h,
       width: Math.max(1, bw - 2),
       height: h,
     })
@@ -382,11 +407,11 @@ function renderAbandonChart() {
     bar.append(title)
     chart.append(bar)
   })
-  const points = rates.map((r, i) => `${PAD.left + (i + 0.5) * bw},${PAD.top + (1 - r / maxY) * innerH}`)
+  const points = rates.map((r, i) => `${pad.left + (i + 0.5) * bw},${pad.top + (1 - r / maxY) * innerH}`)
   chart.append(svg('polyline', { class: 'rate', points: points.join(' ') }))
   if (cap !== null) {
-    const y = PAD.top + (1 - cap / maxY) * innerH
-    chart.append(svg('line', { class: 'cap', x1: PAD.left, x2: W - PAD.right, y1: y, y2: y }))
+    const y = pad.top + (1 - cap / maxY) * innerH
+    chart.append(svg('line', { class: 'cap', x1: pad.left, x2: W - pad.right, y1: y, y2: y }))
   }
 }
 
