@@ -158,11 +158,19 @@ function renderAgents() {
 
 const PHASES = ['dialing', 'ringing', 'answered', 'on-hold', 'connected']
 
+/**
+ * This dialer's calls in progress, from its live state: the one source of the "Calls live" tile, the
+ * live calls table and this dialer's row of the dialers table (its heartbeat row is seconds old).
+ */
+function liveCalls() {
+  return state.live?.calls ?? []
+}
+
 function renderCalls() {
   const live = state.live
   const agentsById = new Map((state.center?.agents ?? []).map((a) => [a.id, a]))
   for (const a of live?.agents ?? []) if (!agentsById.has(a.agentId)) agentsById.set(a.agentId, a)
-  const calls = [...(live?.calls ?? [])].sort((a, b) => a.startedAt - b.startedAt)
+  const calls = [...liveCalls()].sort((a, b) => a.startedAt - b.startedAt)
   const rows = calls.map((c) =>
     el(
       'tr',
@@ -299,20 +307,29 @@ function renderDialers() {
   const readAt = Date.parse(state.center?.at ?? new Date().toISOString())
   const rows = dialers.map((d) => {
     const seenMs = readAt - d.ageSeconds * 1000
+    // This dialer's own row: its calls and AMI link as they are now, as the tile and the header say;
+    // the other dialers' as their last heartbeat wrote them.
+    const self = state.live && d.dialerId === state.live.dialerId
+    const amiState = self ? state.live.ami.state : d.amiState
+    const asOf = self ? 'now (this dialer)' : 'at its last heartbeat'
     return el(
       'tr',
-      { 'data-dialer': d.dialerId },
-      el('td', {}, d.dialerId),
+      { 'data-dialer': d.dialerId, 'data-self': self ? 'true' : undefined },
+      el('td', {}, d.dialerId, self ? el('span', { class: 'muted' }, ' (this console)') : ''),
       el('td', {}, `${d.hostname} (${d.pid})`),
       el('td', {}, d.dialMode),
-      el('td', {}, el('span', { class: `pill ${d.amiState === 'connected' ? 'good' : 'bad'}` }, d.amiState)),
+      el(
+        'td',
+        { title: asOf },
+        el('span', { class: `pill ${amiState === 'connected' ? 'good' : 'bad'}` }, amiState),
+      ),
       el(
         'td',
         { class: `num ${d.alive ? '' : 'stale'}`, title: d.alive ? undefined : 'not seen for over 30 s' },
         ticking(seenMs),
         ' ago',
       ),
-      el('td', { class: 'num' }, d.activeCalls),
+      el('td', { class: 'num calls', title: asOf }, self ? liveCalls().length : d.activeCalls),
       el('td', {}, new Date(d.startedAt).toLocaleString()),
       el('td', { class: 'num' }, d.details?.claims ?? ''),
       el('td', { class: 'num' }, d.details?.settled ?? ''),
@@ -480,6 +497,7 @@ function connect() {
     state.live = JSON.parse(e.data)
     renderAgents()
     renderCalls()
+    renderDialers()
     renderAbandonChart()
     renderLevelChart()
   })
