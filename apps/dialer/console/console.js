@@ -76,7 +76,7 @@ function agents() {
   const live = new Map((state.live?.agents ?? []).map((a) => [a.agentId, a]))
   const rows = (state.center?.agents ?? []).map((a) => {
     const l = live.get(a.id)
-    if (l) return { ...a, live: l, state: l.state, since: l.since }
+    if (l) return { ...a, live: l, state: l.state, since: l.since, why: l.why }
     // Not followed by this dialer (no extension, inactive, or held by another dialer).
     const other = a.onCallBy && a.onCallBy !== state.live?.dialerId
     return {
@@ -84,6 +84,7 @@ function agents() {
       live: null,
       state: other ? 'talking' : a.presence === 'offline' || !a.active ? 'offline' : 'unavailable',
       since: other && a.onCallSince ? Date.parse(a.onCallSince) : null,
+      why: notFollowedWhy(a),
     }
   })
   // Agents the dialer knows that the last database read had not yet listed.
@@ -98,6 +99,7 @@ function agents() {
         live: l,
         state: l.state,
         since: l.since,
+        why: l.why,
       })
     }
   }
@@ -105,6 +107,18 @@ function agents() {
     (a, b) => STATE_ORDER.indexOf(a.state) - STATE_ORDER.indexOf(b.state) || a.name.localeCompare(b.name),
   )
   return rows
+}
+
+/**
+ * Why an agent this dialer does not follow is offered no call, from their database row, in the words
+ * and order of the dialer's own rule (agents/agent-why.ts): the dialer reads only agents with a desk,
+ * so it has no reason of its own for the others.
+ */
+function notFollowedWhy(a) {
+  if (!a.extension) return 'no desk extension'
+  if (!a.active) return 'deactivated'
+  if (a.presence !== 'ready') return `${a.presence} on the agent panel`
+  return 'not read by this dialer yet'
 }
 
 function leadLabel(leadId) {
@@ -130,8 +144,8 @@ function renderAgents() {
         el('span', { class: `state ${a.state}` }, a.state),
         wrap,
         // Why the dialer offers this agent no call (agents/agent-why.ts), unless they are on one.
-        a.live?.why && !['talking', 'ringing', 'wrap-up'].includes(a.state)
-          ? el('span', { class: 'why' }, a.live.why)
+        a.why && !['talking', 'ringing', 'wrap-up'].includes(a.state)
+          ? el('span', { class: 'why' }, a.why)
           : '',
       ),
       el('td', { class: 'num' }, a.since ? ticking(a.since) : ''),
