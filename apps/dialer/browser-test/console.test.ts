@@ -8,8 +8,8 @@ import type { NewCallAttempt } from '@hold-dialer/db'
 import { forEachDialect, withoutFakeClock } from '@hold-dialer/db/testing'
 import { toDbTime } from '@hold-dialer/rules'
 import pino from 'pino'
-import { chromium } from 'playwright-core'
-import t from 'tap'
+import { chromium, type Page } from 'playwright-core'
+import t, { type Test } from 'tap'
 import { consoleRoutes } from '../src/http/console/plugin.js'
 import { dialerHealth } from '../src/http/routes.js'
 import { buildDialerHttp } from '../src/http/server.js'
@@ -61,6 +61,113 @@ function history(now: Date): NewCallAttempt[] {
 // refuses strings to evaluate), so each is self-contained and its `document` is the page's.
 type PageGlobal = { document: { querySelector(s: string): { textContent: string | null } | null } }
 
+/** The little of the DOM the page functions below read (the tests are compiled without the DOM's types). */
+interface PageElement {
+  className: string
+  textContent: string | null
+  hidden: boolean
+  scrollWidth: number
+  getAttribute(name: string): string | null
+  getBoundingClientRect(): { right: number }
+  querySelector(selector: string): PageElement | null
+}
+interface PageWindow {
+  innerWidth: number
+  document: {
+    documentElement: PageElement
+    querySelector(selector: string): PageElement | null
+    querySelectorAll(selector: string): Iterable<PageElement>
+  }
+  getComputedStyle(element: PageElement): Record<string, string>
+}
+
+/** What the checks below read of the console page, in one pass (so the numbers are of one moment). */
+function measure(dialerId: string) {
+  const w = globalThis as unknown as PageWindow
+  const d = w.document
+  const one = (selector: string) => d.querySelector(selector)
+  const all = (selector: string) => [...d.querySelectorAll(selector)]
+  const textOf = (selector: string) => one(selector)?.textContent?.trim() ?? null
+  const style = (selector: string) => {
+    const node = one(selector)
+    return node ? w.getComputedStyle(node) : {}
+  }
+  // The dialer's row, its cells found by their column's heading.
+  const self = one(`#dialers tr[data-dialer="${dialerId}"]`)
+  const column = (heading: string) =>
+    all('#dialers thead th').findIndex((th) => th.textContent?.trim() === heading) + 1
+  const cell = (heading: string) => self?.querySelector(`td:nth-child(${column(heading)})`) ?? null
+  return {
+    width: w.innerWidth,
+    scrollWidth: d.documentElement.scrollWidth,
+    /** Panels whose box reaches past the window's right edge. */
+    panelsPastEdge: all('.panel, .tiles, .top')
+      .filter((p) => p.getBoundingClientRect().right > w.innerWidth + 0.5)
+      .map((p) => p.querySelector('h2')?.textContent ?? p.className),
+    tileCalls: textOf('#t-calls'),
+    liveCallRows: all('#calls tbody tr[data-lead-id]').length,
+    selfMarked: self?.getAttribute('data-self') ?? null,
+    selfCalls: cell('Calls')?.textContent ?? null,
+    selfAmi: cell('AMI')?.textContent ?? null,
+    headerAmi: textOf('#ami'),
+    legend: all('#abandon-legend li').map((li) => ({
+      id: li.getAttribute('id'),
+      text: li.textContent?.trim() ?? '',
+      hidden: li.hidden,
+    })),
+    swatch: {
+      rate: style('#abandon-legend .swatch.rate').borderTopColor,
+      cap: style('#abandon-legend .swatch.cap').borderTopColor,
+      capStyle: style('#abandon-legend .swatch.cap').borderTopStyle,
+      answered: style('#abandon-legend .swatch.answered').backgroundColor,
+    },
+    mark: {
+      rate: style('#abandon-chart polyline.rate').stroke,
+      cap: style('#abandon-chart line.cap').stroke,
+      capDash: style('#abandon-chart line.cap').strokeDasharray,
+      answered: style('#abandon-chart rect.answered').fill,
+    },
+    answeredAxis: all('#abandon-chart text.answered-axis').map((l) => ({
+      text: l.textContent ?? '',
+      y: Number(l.getAttribute('y')),
+    })),
+    rateAxis: all('#abandon-chart text.y-axis').map((l) => l.textContent ?? ''),
+    bars: all('#abandon-chart rect.answered').map((r) => ({
+      answered: Number(r.getAttribute('data-answered')),
+      height: Number(r.getAttribute('height')),
+    })),
+    agents: all('#agents tbody tr[data-agent-id]').map((tr) => ({
+      name: tr.querySelector('td')?.textContent ?? '',
+      state: tr.getAttribute('data-state'),
+      why: tr.querySelector('.why')?.textContent ?? null,
+      whyColor: tr.querySelector('.why') ? w.getComputedStyle(tr.querySelector('.why')!).color : null,
+    })),
+    panelBackground: style('.panel').backgroundColor,
+  }
+}
+
+/** The login page: the message a wrong secret gets, and the page's width. */
+function loginView() {
+  const w = globalThis as unknown as PageWindow
+  return {
+    problem: w.document.querySelector('.problem')?.textContent ?? null,
+    scrollWidth: w.document.documentElement.scrollWidth,
+  }
+}
+
+/** WCAG's contrast ratio of two `rgb(r, g, b)` colours as getComputedStyle gives them. */
+function contrast(a: string, b: string): number {
+  const luminance = (color: string) => {
+    const [r, g, bl] = (color.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map((c) => {
+      const v = Number(c) / 255
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4
+    })
+    return 0.2126 * (r ?? 0) + 0.7152 * (g ?? 0) + 0.0722 * (bl ?? 0)
+  }
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x)
+  return (hi! + 0.05) / (lo! + 0.05)
+}
+
 function textDiffers([selector, before]: readonly [string, string | null]): boolean {
   return (globalThis as unknown as PageGlobal).document.querySelector(selector)?.textContent !== before
 }
@@ -69,19 +176,109 @@ function numberIs([selector, want]: readonly [string, number]): boolean {
   return Number((globalThis as unknown as PageGlobal).document.querySelector(selector)?.textContent) === want
 }
 
+/**
+ * What a first look at the console asked for, checked on one page at its width: the abandon chart's
+ * legend and the bars' own scale, one count of this dialer's calls, a reason for every agent offered
+ * no call, and a page no wider than its window.
+ */
+async function checkConsole(t: Test, page: Page, calls: number): Promise<void> {
+  const m = await page.evaluate(measure, 'dialer-test')
+  const at = `at ${m.width} px`
+
+  // No horizontal scrolling of the page: a table wider than its panel scrolls inside the panel.
+  t.ok(m.scrollWidth <= m.width, `${at}: the page is no wider than the window (${m.scrollWidth} px)`)
+  t.same(m.panelsPastEdge, [], `${at}: no panel reaches past the window's right edge`)
+
+  // This dialer's calls, counted once: the tile, the live calls table and its row of the dialers table.
+  t.same(
+    [m.tileCalls, m.liveCallRows, m.selfCalls],
+    [String(calls), calls, String(calls)],
+    `${at}: the tile, the live calls table and the dialers table agree on ${calls} live calls`,
+  )
+  t.equal(`AMI ${m.selfAmi}`, m.headerAmi, `${at}: the dialers table and the header agree on the AMI link`)
+  t.equal(m.selfMarked, 'true', `${at}: the dialers table marks the row of the dialer serving the page`)
+
+  // The abandon chart: a legend that names each mark, drawn as the chart draws it.
+  t.match(
+    m.legend,
+    [
+      { id: 'legend-rate', text: /^abandon rate \(left scale, %\)$/, hidden: false },
+      { id: 'legend-cap', text: /^cap \(ABANDON_RATE_MAX\)$/, hidden: false },
+      { id: 'legend-answered', text: /^answered calls \(right scale, calls\)$/, hidden: false },
+    ],
+    `${at}: the abandon chart's legend names the rate, the cap and the bars`,
+  )
+  t.equal(m.swatch.rate, m.mark.rate, `${at}: the legend's rate sample has the rate line's colour`)
+  t.equal(m.swatch.cap, m.mark.cap, `${at}: the legend's cap sample has the cap line's colour`)
+  t.equal(m.swatch.capStyle, 'dashed', `${at}: the legend's cap sample is dashed`)
+  t.not(m.mark.capDash, 'none', `${at}: as the cap line is`)
+  t.equal(m.swatch.answered, m.mark.answered, `${at}: the legend's answered sample has the bars' colour`)
+  t.not(m.swatch.rate, m.swatch.cap, `${at}: the rate and the cap are told apart`)
+  // The bars on their own scale, in calls; the left scale is the rate's, in percent.
+  t.ok(m.rateAxis.length === 3 && m.rateAxis.every((l) => /%$/.test(l)), `${at}: the left scale is in %`)
+  const axis = m.answeredAxis.map((l) => l.text)
+  t.ok(
+    axis.length === 3 && axis.every((l) => /^\d+$/.test(l)),
+    `${at}: the right scale counts answered calls (${axis.join(', ')})`,
+  )
+  const bottom = m.answeredAxis.find((l) => l.text === '0') ?? { text: '0', y: 0 }
+  const top = m.answeredAxis.reduce((a, b) => (Number(b.text) > Number(a.text) ? b : a), bottom)
+  const perCall = (bottom.y - top.y) / Number(top.text)
+  const busiest = Math.max(...m.bars.map((b) => b.answered))
+  t.ok(busiest > 0 && busiest <= Number(top.text), `${at}: the busiest bucket (${busiest}) is on the scale`)
+  t.same(
+    m.bars.filter((b) => Math.abs(b.height - b.answered * perCall) > 0.01),
+    [],
+    `${at}: each bar is as tall as its answered calls on the right scale`,
+  )
+
+  // A reason for every agent the dialer offers no call, readable on the panel.
+  const reasonless = m.agents.filter(
+    (a) => ['paused', 'resting', 'unavailable', 'offline'].includes(a.state!) && !a.why,
+  )
+  t.same(reasonless, [], `${at}: every agent paused, resting, unavailable or offline says why`)
+  t.match(
+    m.agents.filter((a) => ['Dara Walsh', 'Eve Noor', 'Finn Berg'].includes(a.name)),
+    [
+      { name: 'Dara Walsh', state: 'paused', why: 'paused on the agent panel' },
+      { name: 'Eve Noor', state: 'unavailable', why: 'no desk extension' },
+      { name: 'Finn Berg', state: 'unavailable', why: 'agent panel never seen' },
+    ],
+    `${at}: the reason of each agent the dialer follows, and of one it does not (no desk)`,
+  )
+  t.same(
+    m.agents.filter((a) => a.state === 'idle' && a.why !== null),
+    [],
+    `${at}: an idle agent has no reason`,
+  )
+  const faint = m.agents.filter((a) => a.whyColor && contrast(a.whyColor, m.panelBackground!) < 4.5)
+  t.same(faint, [], `${at}: each reason stands out from the panel (contrast 4.5:1 or more)`)
+}
+
 t.test('Chromium is there', async (t) => {
   t.ok(existsSync(CHROMIUM), `a Chromium at ${CHROMIUM} (set CHROMIUM_BIN)`)
 })
 
 forEachDialect(t, async (t, database) => {
   const h = await harness(t, database, {
-    env: { DIAL_MODE: 'predictive', HOLD_TIMEOUT_SECONDS: '30', WRAP_SECONDS: '120' },
+    // Heartbeats an hour apart: the one written at the start (no call yet, AMI still connecting) is the
+    // heartbeat row all along, so the page must show this dialer's calls and AMI link from its live
+    // state, as the tile and the header do, and cannot agree with them by the luck of a fresh heartbeat.
+    env: {
+      DIAL_MODE: 'predictive',
+      HOLD_TIMEOUT_SECONDS: '30',
+      WRAP_SECONDS: '120',
+      HEARTBEAT_SECONDS: '3600',
+    },
   })
   const db = database.handle.kysely
   const asha = await h.addAgent('1001', { name: 'Asha Rao' })
   const ben = await h.addAgent('1002', { name: 'Ben Okafor' })
   const chen = await h.addAgent('1003', { name: 'Chen Li' })
   const dara = await h.addAgent('1004', { name: 'Dara Walsh', presence: 'paused' })
+  // Not offered calls: one without a desk (the dialer does not follow them), one whose panel never opened.
+  await h.insertAgent('1005', { name: 'Eve Noor', extension: null })
+  await h.addAgent('1006', { name: 'Finn Berg', panel_seen_at: null })
   await db.insertInto('hold_dialer_call_attempts').values(history(new Date())).execute()
   // Leads that wait: a callback for tonight, a retry later, and a lead of a priority never dialed.
   const later = new Date(Date.now() + 3 * 3600_000)
@@ -138,31 +335,59 @@ forEachDialect(t, async (t, database) => {
     env: withoutFakeClock(),
   })
   t.teardown(() => browser.close())
-  const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } })
-  // The page reads the dialer's clock (faked or not) and it flows from there: durations count up from
-  // the dialer's times as they do when browser and dialer keep the same time.
-  await page.clock.install({ time: Date.now() })
   const problems: string[] = []
-  page.on('pageerror', (err) => problems.push(String(err)))
-  page.on('console', (msg) => {
-    if (msg.type() === 'error') problems.push(msg.text())
-  })
-
-  await page.goto(`${url}/console`)
-  t.equal(await page.locator('form[action="/console/login"]').count(), 1, 'the login form first')
-  if (screenshots) {
-    mkdirSync(DOCS, { recursive: true })
-    await page.screenshot({ path: `${DOCS}login.png` })
+  /** A page at this size on the test's clock, its script errors collected in `problems`. */
+  const open = async (width: number, height: number) => {
+    const page = await browser.newPage({ viewport: { width, height } })
+    // The page reads the dialer's clock (faked or not) and it flows from there: durations count up from
+    // the dialer's times as they do when browser and dialer keep the same time.
+    await page.clock.install({ time: Date.now() })
+    page.on('pageerror', (err) => problems.push(String(err)))
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') problems.push(msg.text())
+    })
+    return page
   }
-  await page.fill('#secret', 'not-the-secret')
-  await page.click('button[type=submit]')
-  await page.waitForSelector('.problem')
-  t.equal(await page.locator('#agents').count(), 0, 'a wrong secret shows no console')
-  // The browser reports that 401 as a console error; only what follows the sign-in counts below.
+  /** The login form, and a wrong secret. */
+  const wrongSecret = async (page: Page) => {
+    const width = page.viewportSize()!.width
+    await page.goto(`${url}/console`)
+    t.equal(
+      await page.locator('form[action="/console/login"]').count(),
+      1,
+      `at ${width} px: the login form first`,
+    )
+    if (screenshots && width > 390) {
+      mkdirSync(DOCS, { recursive: true })
+      await page.screenshot({ path: `${DOCS}login.png` })
+    }
+    await page.fill('#secret', 'not-the-secret')
+    await page.click('button[type=submit]')
+    await page.waitForSelector('.problem')
+    t.equal(await page.locator('#agents').count(), 0, `at ${width} px: a wrong secret shows no console`)
+    const view = await page.evaluate(loginView)
+    t.equal(
+      view.problem,
+      'Wrong secret: not signed in. Check it and try again.',
+      `at ${width} px: a wrong secret is called wrong`,
+    )
+    t.ok(view.scrollWidth <= width, `at ${width} px: the login page fits (${view.scrollWidth} px)`)
+  }
+  const signIn = async (page: Page) => {
+    await page.fill('#secret', HTTP_SECRET)
+    await page.click('button[type=submit]')
+    await page.waitForSelector('#stream[data-state="live"]')
+  }
+
+  const page = await open(1440, 1000)
+  // A phone (390 px), signed in beside the desktop: both follow the same dialer.
+  const phone = await open(390, 844)
+  await wrongSecret(page)
+  await wrongSecret(phone)
+  // The browser reports those 401s as console errors; only what follows the sign-in counts below.
   problems.splice(0)
-  await page.fill('#secret', HTTP_SECRET)
-  await page.click('button[type=submit]')
-  await page.waitForSelector('#stream[data-state="live"]')
+  await signIn(page)
+  await signIn(phone)
   const cookies = await page.context().cookies()
   t.match(cookies, [{ name: 'hd_console', httpOnly: true, sameSite: 'Strict' }])
   t.notOk(
@@ -201,7 +426,16 @@ forEachDialect(t, async (t, database) => {
   const ticking = page.locator(`#calls tr[data-lead-id="${live1}"] [data-since]`).first()
   const shown = await ticking.textContent()
   await page.waitForFunction(textDiffers, [`#calls tr[data-lead-id="${live1}"] [data-since]`, shown] as const)
-  if (screenshots) await page.screenshot({ path: `${DOCS}console.png`, fullPage: true })
+  for (const p of [page, phone]) {
+    await p.waitForSelector(`#dialers tr[data-dialer="dialer-test"]`)
+    await p.waitForSelector(`#agents tr[data-state="unavailable"] .why`)
+    await p.waitForFunction(numberIs, ['#t-calls', 2] as const)
+    await checkConsole(t, p, 2)
+  }
+  if (screenshots) {
+    await page.screenshot({ path: `${DOCS}console.png`, fullPage: true })
+    await phone.screenshot({ path: `${DOCS}console-phone.png`, fullPage: true })
+  }
 
   // A call ends: the customer hangs up. The page follows without a reload.
   const customer = h.sim.channels().find((c) => c.role === 'customer' && c.number === '5552000001')
@@ -215,6 +449,10 @@ forEachDialect(t, async (t, database) => {
     receivedBefore + 1,
   ] as const)
   t.equal(await page.textContent('#t-calls'), '1')
+  for (const p of [page, phone]) {
+    await p.waitForFunction(numberIs, ['#t-calls', 1] as const)
+    await checkConsole(t, p, 1)
+  }
   if (screenshots) await page.screenshot({ path: `${DOCS}console-after-hangup.png`, fullPage: true })
   t.same(problems, [], 'no script error in the page')
 

@@ -76,7 +76,7 @@ function agents() {
   const live = new Map((state.live?.agents ?? []).map((a) => [a.agentId, a]))
   const rows = (state.center?.agents ?? []).map((a) => {
     const l = live.get(a.id)
-    if (l) return { ...a, live: l, state: l.state, since: l.since }
+    if (l) return { ...a, live: l, state: l.state, since: l.since, why: l.why }
     // Not followed by this dialer (no extension, inactive, or held by another dialer).
     const other = a.onCallBy && a.onCallBy !== state.live?.dialerId
     return {
@@ -84,6 +84,7 @@ function agents() {
       live: null,
       state: other ? 'talking' : a.presence === 'offline' || !a.active ? 'offline' : 'unavailable',
       since: other && a.onCallSince ? Date.parse(a.onCallSince) : null,
+      why: notFollowedWhy(a),
     }
   })
   // Agents the dialer knows that the last database read had not yet listed.
@@ -98,6 +99,7 @@ function agents() {
         live: l,
         state: l.state,
         since: l.since,
+        why: l.why,
       })
     }
   }
@@ -105,6 +107,18 @@ function agents() {
     (a, b) => STATE_ORDER.indexOf(a.state) - STATE_ORDER.indexOf(b.state) || a.name.localeCompare(b.name),
   )
   return rows
+}
+
+/**
+ * Why an agent this dialer does not follow is offered no call, from their database row, in the words
+ * and order of the dialer's own rule (agents/agent-why.ts): the dialer reads only agents with a desk,
+ * so it has no reason of its own for the others.
+ */
+function notFollowedWhy(a) {
+  if (!a.extension) return 'no desk extension'
+  if (!a.active) return 'deactivated'
+  if (a.presence !== 'ready') return `${a.presence} on the agent panel`
+  return 'not read by this dialer yet'
 }
 
 function leadLabel(leadId) {
@@ -130,8 +144,8 @@ function renderAgents() {
         el('span', { class: `state ${a.state}` }, a.state),
         wrap,
         // Why the dialer offers this agent no call (agents/agent-why.ts), unless they are on one.
-        a.live?.why && !['talking', 'ringing', 'wrap-up'].includes(a.state)
-          ? el('span', { class: 'why' }, a.live.why)
+        a.why && !['talking', 'ringing', 'wrap-up'].includes(a.state)
+          ? el('span', { class: 'why' }, a.why)
           : '',
       ),
       el('td', { class: 'num' }, a.since ? ticking(a.since) : ''),
@@ -158,11 +172,19 @@ function renderAgents() {
 
 const PHASES = ['dialing', 'ringing', 'answered', 'on-hold', 'connected']
 
+/**
+ * This dialer's calls in progress, from its live state: the one source of the "Calls live" tile, the
+ * live calls table and this dialer's row of the dialers table (its heartbeat row is seconds old).
+ */
+function liveCalls() {
+  return state.live?.calls ?? []
+}
+
 function renderCalls() {
   const live = state.live
   const agentsById = new Map((state.center?.agents ?? []).map((a) => [a.id, a]))
   for (const a of live?.agents ?? []) if (!agentsById.has(a.agentId)) agentsById.set(a.agentId, a)
-  const calls = [...(live?.calls ?? [])].sort((a, b) => a.startedAt - b.startedAt)
+  const calls = [...liveCalls()].sort((a, b) => a.startedAt - b.startedAt)
   const rows = calls.map((c) =>
     el(
       'tr',
@@ -299,20 +321,29 @@ function renderDialers() {
   const readAt = Date.parse(state.center?.at ?? new Date().toISOString())
   const rows = dialers.map((d) => {
     const seenMs = readAt - d.ageSeconds * 1000
+    // This dialer's own row: its calls and AMI link as they are now, as the tile and the header say;
+    // the other dialers' as their last heartbeat wrote them.
+    const self = state.live && d.dialerId === state.live.dialerId
+    const amiState = self ? state.live.ami.state : d.amiState
+    const asOf = self ? 'now (this dialer)' : 'at its last heartbeat'
     return el(
       'tr',
-      { 'data-dialer': d.dialerId },
-      el('td', {}, d.dialerId),
+      { 'data-dialer': d.dialerId, 'data-self': self ? 'true' : undefined },
+      el('td', {}, d.dialerId, self ? el('span', { class: 'muted' }, ' (this console)') : ''),
       el('td', {}, `${d.hostname} (${d.pid})`),
       el('td', {}, d.dialMode),
-      el('td', {}, el('span', { class: `pill ${d.amiState === 'connected' ? 'good' : 'bad'}` }, d.amiState)),
+      el(
+        'td',
+        { title: asOf },
+        el('span', { class: `pill ${amiState === 'connected' ? 'good' : 'bad'}` }, amiState),
+      ),
       el(
         'td',
         { class: `num ${d.alive ? '' : 'stale'}`, title: d.alive ? undefined : 'not seen for over 30 s' },
         ticking(seenMs),
         ' ago',
       ),
-      el('td', { class: 'num' }, d.activeCalls),
+      el('td', { class: 'num calls', title: asOf }, self ? liveCalls().length : d.activeCalls),
       el('td', {}, new Date(d.startedAt).toLocaleString()),
       el('td', { class: 'num' }, d.details?.claims ?? ''),
       el('td', { class: 'num' }, d.details?.settled ?? ''),
@@ -327,12 +358,14 @@ function renderDialers() {
 const W = 600
 const H = 160
 const PAD = { left: 40, right: 8, top: 8, bottom: 20 }
+/** The abandon chart: room on the right for the answered calls' scale. */
+const ABANDON_PAD = { ...PAD, right: 36 }
 
-function axes(chart, maxY, format, t0, t1) {
+function axes(chart, maxY, format, t0, t1, pad = PAD) {
   for (const f of [0, 0.5, 1]) {
-    const y = PAD.top + (1 - f) * (H - PAD.top - PAD.bottom)
-    chart.append(svg('line', { class: 'grid-line', x1: PAD.left, x2: W - PAD.right, y1: y, y2: y }))
-    const label = svg('text', { x: PAD.left - 4, y: y + 3, 'text-anchor': 'end' })
+    const y = pad.top + (1 - f) * (H - pad.top - pad.bottom)
+    chart.append(svg('line', { class: 'grid-line', x1: pad.left, x2: W - pad.right, y1: y, y2: y }))
+    const label = svg('text', { class: 'y-axis', x: pad.left - 4, y: y + 3, 'text-anchor': 'end' })
     label.textContent = format(maxY * f)
     chart.append(label)
   }
@@ -341,7 +374,7 @@ function axes(chart, maxY, format, t0, t1) {
     [t1, 'end'],
   ]) {
     const label = svg('text', {
-      x: anchor === 'start' ? PAD.left : W - PAD.right,
+      x: anchor === 'start' ? pad.left : W - pad.right,
       y: H - 4,
       'text-anchor': anchor,
     })
@@ -350,30 +383,53 @@ function axes(chart, maxY, format, t0, t1) {
   }
 }
 
+/**
+ * The top of the answered calls' scale: an even whole number at least half again the busiest bucket,
+ * so the bars keep out of the chart's top third and the middle grid line is a whole number of calls.
+ */
+function answeredScaleTop(maxAnswered) {
+  return Math.max(2, 2 * Math.ceil((maxAnswered * 1.5) / 2))
+}
+
 function renderAbandonChart() {
   const abandon = state.center?.abandon
   const chart = document.getElementById('abandon-chart')
   if (!abandon || !chart) return
   text('abandon-hours', abandon.hours)
   const cap = state.live?.abandonRateMax ?? null
+  // Progressive mode has no cap: no dashed line, nor its legend.
+  document.getElementById('legend-cap').hidden = cap === null
   const buckets = abandon.buckets
   const rates = buckets.map((b) => (b.answered ? b.abandoned / b.answered : 0))
   const maxY = Math.max(0.05, (cap ?? 0) * 1.5, ...rates)
-  const maxAnswered = Math.max(1, ...buckets.map((b) => b.answered))
+  const top = answeredScaleTop(Math.max(0, ...buckets.map((b) => b.answered)))
   const t0 = Date.parse(buckets[0]?.start ?? state.center.at)
   const t1 = Date.parse(buckets.at(-1)?.start ?? state.center.at) + abandon.bucketMinutes * 60_000
+  const pad = ABANDON_PAD
   chart.replaceChildren()
-  axes(chart, maxY, percent, t0, t1)
-  const innerW = W - PAD.left - PAD.right
-  const innerH = H - PAD.top - PAD.bottom
+  axes(chart, maxY, percent, t0, t1, pad)
+  const innerW = W - pad.left - pad.right
+  const innerH = H - pad.top - pad.bottom
+  // The answered calls' own scale, on the right, on the same grid lines as the rate's.
+  for (const f of [0, 0.5, 1]) {
+    const label = svg('text', {
+      class: 'answered-axis',
+      x: W - pad.right + 4,
+      y: pad.top + (1 - f) * innerH + 3,
+      'text-anchor': 'start',
+    })
+    label.textContent = String(top * f)
+    chart.append(label)
+  }
   const bw = innerW / Math.max(1, buckets.length)
-  // Answered calls per bucket as pale bars (their own scale), the rate as a line, the cap dashed.
+  // Answered calls per bucket as bars (right scale), the rate as a line (left scale), the cap dashed.
   buckets.forEach((b, i) => {
-    const h = (b.answered / maxAnswered) * innerH * 0.6
+    const h = (b.answered / top) * innerH
     const bar = svg('rect', {
       class: 'answered',
-      x: PAD.left + i * bw + 1,
-      y: PAD.top + innerH - h,
+      'data-answered': b.answered,
+      x: pad.left + i * bw + 1,
+      y: pad.top + innerH - h,
       width: Math.max(1, bw - 2),
       height: h,
     })
@@ -382,11 +438,11 @@ function renderAbandonChart() {
     bar.append(title)
     chart.append(bar)
   })
-  const points = rates.map((r, i) => `${PAD.left + (i + 0.5) * bw},${PAD.top + (1 - r / maxY) * innerH}`)
+  const points = rates.map((r, i) => `${pad.left + (i + 0.5) * bw},${pad.top + (1 - r / maxY) * innerH}`)
   chart.append(svg('polyline', { class: 'rate', points: points.join(' ') }))
   if (cap !== null) {
-    const y = PAD.top + (1 - cap / maxY) * innerH
-    chart.append(svg('line', { class: 'cap', x1: PAD.left, x2: W - PAD.right, y1: y, y2: y }))
+    const y = pad.top + (1 - cap / maxY) * innerH
+    chart.append(svg('line', { class: 'cap', x1: pad.left, x2: W - pad.right, y1: y, y2: y }))
   }
 }
 
@@ -455,6 +511,7 @@ function connect() {
     state.live = JSON.parse(e.data)
     renderAgents()
     renderCalls()
+    renderDialers()
     renderAbandonChart()
     renderLevelChart()
   })

@@ -299,6 +299,18 @@ forEachDialect(t, async (t, database) => {
     t.equal(wrong.statusCode, 401)
     t.equal(wrong.headers['set-cookie'], undefined)
     t.notMatch(wrong.body, /nope|console-test-secret/)
+    t.match(
+      wrong.body,
+      '<p class="problem" role="alert">Wrong secret: not signed in. Check it and try again.</p>',
+      'a wrong secret is called wrong',
+    )
+    t.notMatch(login.body, /class="problem"/, 'the login page has no message before an attempt')
+    const close = await app.inject({
+      method: 'POST',
+      url: '/console/login',
+      payload: { secret: `${SECRET.slice(0, -1)}X` },
+    })
+    t.equal(close.body, wrong.body, 'a guess one character off gets the same page as any other: no hint')
 
     const ok = await app.inject({
       method: 'POST',

@@ -110,6 +110,23 @@ t.test('agent states', async (t) => {
       [11, 'unavailable'],
     ],
   )
+  t.strictSame(
+    s.agents.map((a) => [a.agentId, a.why]),
+    [
+      [1, null],
+      [2, 'deactivated'],
+      [3, 'offline on the agent panel'],
+      [4, 'agent panel not seen for 60 s'],
+      [5, 'paused on the agent panel'],
+      [6, 'on a call'],
+      [7, 'resting after their desk refused a call'],
+      [8, 'in wrap-up for 5 s more'],
+      [9, 'desk RINGING'],
+      [10, 'desk INUSE'],
+      [11, 'desk unavailable (its phone is not registered)'],
+    ],
+    'each agent not offered a call comes with the reason the console shows',
+  )
   t.match(s.agents[4], {
     paused: true,
     presence: 'paused',

@@ -25,6 +25,10 @@ const ASSETS: Record<string, string> = {
 
 export const SESSION_COOKIE = 'hd_console'
 
+/** The login form's answer to a secret that is not DIALER_HTTP_SECRET. */
+const WRONG_SECRET =
+  '<p class="problem" role="alert">Wrong secret: not signed in. Check it and try again.</p>'
+
 export interface ConsoleOptions {
   db: Kysely<Database>
   /** The listener's secret (DIALER_HTTP_SECRET): the login form's, and the headers' for scripts. */
@@ -133,7 +137,8 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   app.post('/console/login', { config: { rateLimit: LOGIN_RATE_LIMIT } }, async (request, reply) => {
     const body = request.body as Record<string, unknown> | undefined
     if (!secretMatches(body?.secret)) {
-      return loginPage(reply, 401, '<p class="problem" role="alert">Not signed in.</p>')
+      // Says what went wrong and nothing about the secret itself (its length, how close the guess was).
+      return loginPage(reply, 401, WRONG_SECRET)
     }
     reply.setCookie(SESSION_COOKIE, sessions.open(), {
       path: '/console',
