@@ -99,7 +99,9 @@ t.test('timeScale: simulated minutes pass in real milliseconds', async (t) => {
   const realMs = Date.now() - startedReal
   const simMs = (record.endedAt ?? 0) - record.startedAt
   t.ok(simMs >= 600_000, `about 10 simulated minutes (${simMs} ms)`)
-  t.ok(realMs < 1500, `in little real time (${realMs} ms)`)
+  // A bound, not a speed: the 620 simulated seconds take about 0.1 s at this scale, and a real clock
+  // would take 620 s; a loaded machine stays far below the bound.
+  t.ok(realMs < 60_000, `in far less real time than it simulates (${realMs} ms)`)
   const at = sim.now()
   await delay(10)
   t.ok(sim.now() - at >= 30_000, 'the clock runs scaled')
