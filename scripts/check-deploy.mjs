@@ -13,6 +13,10 @@
 //    shared.env plus a process's file (later wins, as systemd reads them) pass the configuration's
 //    validation.
 //
+// 4. The secrets' placeholders: each database user the guide's SQL creates has the same password
+//    placeholder in the DATABASE_URL that logs in with it (migrate.env in the guide, api.env and
+//    dialer.env examples), and each process's AMI_SECRET is its user's secret in asterisk/manager.conf.
+//
 // Without systemd-analyze (not Linux, or no systemd installed) 1 and 2 cannot run: a banner says so,
 // and with REQUIRE_SYSTEMD=1 (as CI sets) it is a failure. `--units DIR` checks the units of another
 // folder (to see the check fail on a weak unit).
@@ -138,5 +142,62 @@ for (const own of Object.values(UNITS)) {
     fail(`shared.env.example + ${own}.example do not validate: ${error.message}`)
   }
 }
-out(failures.length ? `${failures.length} problem(s)` : 'deploy/ checked: units and env examples')
+
+// --- 4: the placeholders of the secrets agree between the guide, the env examples and manager.conf:
+// a database user created by the guide's SQL with one password and a URL in an example with another
+// makes a process that follows both answer 503.
+const beforeSecrets = failures.length
+const guide = readFileSync(join(root, 'deploy/README.md'), 'utf8')
+const created = new Map(
+  [...guide.matchAll(/CREATE USER '(\w+)'@'[^']+' IDENTIFIED BY '([^']+)'/g)].map((m) => [m[1], m[2]]),
+)
+const urls = [
+  ...[...guide.matchAll(/DATABASE_URL='(mysql:\/\/[^']+)'/g)].map((m) => ['deploy/README.md', m[1]]),
+  ...Object.values(UNITS).map((own) => [`${own}.example`, valuesIn(`${own}.example`).DATABASE_URL]),
+]
+const usedUsers = new Set()
+for (const [where, url] of urls) {
+  const parsed = url?.startsWith('mysql://') ? new URL(url) : undefined
+  if (!parsed) {
+    fail(`${where}: no mysql:// DATABASE_URL`)
+    continue
+  }
+  const user = decodeURIComponent(parsed.username)
+  usedUsers.add(user)
+  if (!created.has(user)) fail(`${where}: database user ${user} is not created in deploy/README.md step 4`)
+  else if (created.get(user) !== decodeURIComponent(parsed.password))
+    fail(
+      `${where}: ${user}'s password ${decodeURIComponent(parsed.password)} is not the one deploy/README.md creates it with (${created.get(user)})`,
+    )
+}
+for (const user of created.keys())
+  if (!usedUsers.has(user)) fail(`deploy/README.md creates database user ${user}, which no DATABASE_URL uses`)
+const amiSecrets = new Map(
+  [
+    ...readFileSync(join(root, 'deploy/asterisk/manager.conf'), 'utf8').matchAll(
+      /^\[([^\]]+)\]\n(?:[^[\n].*\n)*?secret = (\S+)$/gm,
+    ),
+  ].map((m) => [m[1], m[2]]),
+)
+for (const own of Object.values(UNITS)) {
+  const { AMI_USERNAME: user, AMI_SECRET: secret } = valuesIn(`${own}.example`)
+  if (!amiSecrets.has(user)) fail(`${own}.example: AMI user ${user} is not in deploy/asterisk/manager.conf`)
+  else if (amiSecrets.get(user) !== secret)
+    fail(
+      `${own}.example: AMI_SECRET ${secret} is not ${user}'s secret in manager.conf (${amiSecrets.get(user)})`,
+    )
+}
+const placeholders = [
+  ...created.values(),
+  ...amiSecrets.values(),
+  ...Object.values(UNITS).map((own) => valuesIn(`${own}.example`).WS_SECRET),
+].filter(Boolean)
+for (const p of placeholders)
+  if (!/^CHANGE-ME-[a-z-]+$/.test(p)) fail(`secret placeholder ${p} is not CHANGE-ME-<what it is>`)
+if (new Set(created.values()).size !== created.size)
+  fail('deploy/README.md gives two database users the same password placeholder')
+if (failures.length === beforeSecrets)
+  out(`secrets: ${created.size} database and ${amiSecrets.size} AMI placeholders agree`)
+
+out(failures.length ? `${failures.length} problem(s)` : 'deploy/ checked: units, env examples and secrets')
 process.exit(failures.length ? 1 : 0)
