@@ -11,7 +11,7 @@
 // 3. The env examples of deploy/env: every configuration variable is in one of them, none of shared.env's
 //    is repeated in a process's file, each unit reads shared.env, then its own, and the values set in
 //    shared.env plus a process's file (later wins, as systemd reads them) pass the configuration's
-//    validation.
+//    validation; sh reads shared.env's values as systemd does (the guide's operator commands source it).
 //
 // 4. The secrets' placeholders: each database user the guide's SQL creates has the same password
 //    placeholder in the DATABASE_URL that logs in with it (migrate.env in the guide, api.env and
@@ -141,6 +141,27 @@ for (const own of Object.values(UNITS)) {
   } catch (error) {
     fail(`shared.env.example + ${own}.example do not validate: ${error.message}`)
   }
+}
+// The guide's operator commands (deploy/README.md step 7) read shared.env with sh, the units with
+// systemd: every value must be the same read either way.
+const sourced = spawnSync(
+  'sh',
+  ['-c', 'set -a && . "$1" && exec env', 'sh', join(envDir, 'shared.env.example')],
+  {
+    encoding: 'utf8',
+    env: {},
+  },
+)
+if (sourced.status !== 0) fail(`sh cannot read shared.env.example: ${sourced.stderr.trim()}`)
+else {
+  const bySh = Object.fromEntries(
+    sourced.stdout
+      .split('\n')
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  )
+  for (const [name, value] of Object.entries(valuesIn('shared.env.example')))
+    if (bySh[name] !== value)
+      fail(`shared.env.example: sh reads ${name} as ${bySh[name]}, systemd as ${value}`)
 }
 
 // --- 4: the placeholders of the secrets agree between the guide, the env examples and manager.conf:
