@@ -19,9 +19,10 @@ const USAGE = `usage: pnpm test [package ...] [--no-static] [--no-real-asterisk]
   --no-real-asterisk   leave out the real-Asterisk suites
   --no-coverage        leave out coverage and its floors
 Variables: TEST_MYSQL_URL (default mysql://root@127.0.0.1:3306/test), TEST_DIALECTS (sqlite,mysql),
-  REQUIRE_MYSQL, REQUIRE_ASTERISK, REQUIRE_BROWSER, REQUIRE_SYSTEMD (1: fail instead of leaving a part
-  out), ASTERISK_BIN or ASTERISK_BUNDLE_DIR, CHROMIUM_BIN, TEST_JOBS (files at once per package, 4),
-  TEST_LANES (packages at once, 2), HOLD_DIALER_TEST_CHILDREN (dist: child processes run the build).
+  REQUIRE_MYSQL, REQUIRE_ASTERISK, REQUIRE_BROWSER, REQUIRE_SYSTEMD, REQUIRE_PROXY_CHECK (nginx -t of
+  deploy/nginx/) (1: fail instead of leaving a part out), ASTERISK_BIN or ASTERISK_BUNDLE_DIR,
+  CHROMIUM_BIN, TEST_JOBS (files at once per package, 4), TEST_LANES (packages at once, 2),
+  HOLD_DIALER_TEST_CHILDREN (dist: child processes run the build).
 Exit 0: everything passed; 1: a step failed (named in the summary); 2: bad command line.`
 const FLAGS = new Set(['--no-static', '--no-real-asterisk', '--no-coverage'])
 if (process.argv.includes('--help') || process.argv.includes('-h')) {
@@ -102,9 +103,10 @@ if (process.argv.includes('--no-static')) {
     }),
   )
   timings.push(`typecheck tests: ${Math.round((Date.now() - checked) / 1000)} s`)
-  // The systemd units (verify, exposure score at most 2.5) and the env examples of deploy/; fails
-  // without systemd-analyze when REQUIRE_SYSTEMD=1 (CI). Needs the build above (dist/).
-  run('deploy units and env files (systemd-analyze)', process.execPath, [
+  // The systemd units (verify, exposure score at most 2.5), the env examples and the reverse proxy
+  // (nginx -t) of deploy/; fails without systemd-analyze when REQUIRE_SYSTEMD=1 and without nginx
+  // when REQUIRE_PROXY_CHECK=1 (CI). Needs the build above (dist/).
+  run('deploy units, env files and proxy (systemd-analyze, nginx -t)', process.execPath, [
     join(root, 'scripts/check-deploy.mjs'),
   ])
 }

@@ -23,8 +23,8 @@ export const ADMIN_USER: AmiLogin = { username: 'testbed', secret: 'testbed-admi
 export function configFiles(install: AsteriskInstall, dir: string, port: number): Record<string, string> {
   const manager = readFileSync(SHIPPED_MANAGER, 'utf8')
     .replace(/^port = \d+$/m, `port = ${port}`)
-    .replace(/^secret = CHANGE-ME-dialer$/m, `secret = ${DIALER_USER.secret}`)
-    .replace(/^secret = CHANGE-ME-health$/m, `secret = ${HEALTH_USER.secret}`)
+    .replace(/^secret = CHANGE-ME-ami-dialer$/m, `secret = ${DIALER_USER.secret}`)
+    .replace(/^secret = CHANGE-ME-ami-health$/m, `secret = ${HEALTH_USER.secret}`)
   if (!manager.includes(DIALER_USER.secret) || !manager.includes(HEALTH_USER.secret)) {
     throw new Error(`${SHIPPED_MANAGER} no longer has the sections the test bed expects`)
   }
