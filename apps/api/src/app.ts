@@ -4,7 +4,7 @@ import rateLimit from '@fastify/rate-limit'
 import swagger from '@fastify/swagger'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import { DatabaseAvailability } from '@hold-dialer/db'
-import { leadPhone, phoneCountry } from '@hold-dialer/rules'
+import { fastifyTrustProxy, leadPhone, phoneCountry } from '@hold-dialer/rules'
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify'
 import type { Redis } from 'ioredis'
 import type { ApiContext, AppContext } from './context.js'
@@ -40,17 +40,6 @@ const REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/
 export function requestIdOf(req: IncomingMessage): string {
   const sent = req.headers['x-request-id']
   return typeof sent === 'string' && REQUEST_ID.test(sent) ? sent : randomUUID()
-}
-
-/**
- * TRUST_PROXY as Fastify takes it. A hop count becomes proxy-addr's own rule for one (the `i`th
- * address from the socket is trusted while `i < hops`), as Fastify's types have no number form.
- */
-function fastifyTrustProxy(
-  trust: ApiContext['config']['trustProxy'],
-): boolean | string[] | ((address: string, hop: number) => boolean) {
-  if (typeof trust === 'number') return (_address, hop) => hop < trust
-  return typeof trust === 'boolean' ? trust : [...trust]
 }
 
 /**

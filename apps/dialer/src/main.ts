@@ -74,6 +74,7 @@ try {
     host: config.dialerHttpHost,
     port: config.dialerHttpPort,
     secret: config.dialerHttpSecret,
+    trustProxy: config.trustProxy,
     logger,
     health: () => dialerHealth(dialer, ami),
     secured: [liveStateRoute(dialer), metricsRoute(dialer)],

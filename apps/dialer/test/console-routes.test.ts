@@ -418,6 +418,60 @@ forEachDialect(t, async (t, database) => {
     t.equal((await app.inject({ method: 'GET', url: '/console', remoteAddress: '10.0.0.1' })).statusCode, 200)
   })
 
+  t.test(
+    'behind a reverse proxy (TRUST_PROXY): each desk its own sign-in limit, the cookie Secure',
+    async (t) => {
+      const build = (trustProxy: false | string[]) =>
+        buildDialerHttp({
+          host: '127.0.0.1',
+          port: 0,
+          secret: SECRET,
+          trustProxy,
+          logger: pino({ level: 'silent' }),
+          health: () => {
+            throw new Error('not asked')
+          },
+          ownAuth: [
+            consoleRoutes({ db, live: fakeLive().live, timezone: ZONE, logger: pino({ level: 'silent' }) }),
+          ],
+        })
+      // Every request comes from the proxy on loopback; the desk is in X-Forwarded-For.
+      const viaProxy = (app: Awaited<ReturnType<typeof build>>, secret: string, desk: string) =>
+        app.inject({
+          method: 'POST',
+          url: '/console/login',
+          payload: { secret },
+          remoteAddress: '127.0.0.1',
+          headers: { 'x-forwarded-for': desk, 'x-forwarded-proto': 'https' },
+        })
+      const trusting = await build(['127.0.0.1'])
+      t.teardown(() => trusting.close())
+      for (let i = 0; i < LOGIN_RATE_LIMIT.max; i++) await viaProxy(trusting, 'guess', '10.1.0.1')
+      t.equal((await viaProxy(trusting, 'guess', '10.1.0.1')).statusCode, 429, 'the guessing desk is limited')
+      const other = await viaProxy(trusting, SECRET, '10.1.0.2')
+      t.equal(other.statusCode, 303, 'another desk behind the same proxy still signs in')
+      t.match(String(other.headers['set-cookie']), /; Secure/, 'the cookie is Secure: the desk used HTTPS')
+
+      const notTrusting = await build(false)
+      t.teardown(() => notTrusting.close())
+      for (let i = 0; i < LOGIN_RATE_LIMIT.max; i++) await viaProxy(notTrusting, 'guess', '10.1.0.1')
+      t.equal(
+        (await viaProxy(notTrusting, SECRET, '10.1.0.2')).statusCode,
+        429,
+        'without TRUST_PROXY every desk is the proxy: one limit for all',
+      )
+      const plain = await notTrusting.inject({
+        method: 'POST',
+        url: '/console/login',
+        payload: { secret: SECRET },
+        remoteAddress: '10.9.0.1',
+        headers: { 'x-forwarded-proto': 'https' },
+      })
+      t.equal(plain.statusCode, 303)
+      t.notMatch(String(plain.headers['set-cookie']), /Secure/, 'a scheme header from anyone is not believed')
+    },
+  )
+
   t.test("on the dialer's listener: served only with a secret, beside the secured routes", async (t) => {
     const build = (secret: string | undefined) =>
       buildDialerHttp({

@@ -75,6 +75,7 @@ export {
   isPhoneCountry,
   UNREADABLE,
 } from './phone-identity.js'
+export { fastifyTrustProxy, type TrustProxy } from './proxy-address.js'
 export {
   type CallbackMode,
   defaultRetryPattern,

@@ -19,3 +19,18 @@ export function isProxyAddress(value: string): boolean {
   if (/^\d{1,3}$/.test(range)) return Number(range) <= (family === 4 ? 32 : 128)
   return family === 4 && isIP(range) === 4
 }
+
+/** TRUST_PROXY as the configuration holds it: every hop, none, the nearest N hops, or the proxies. */
+export type TrustProxy = boolean | number | readonly string[]
+
+/**
+ * TRUST_PROXY as Fastify takes it (the API's listener and the dialer's). A hop count becomes
+ * proxy-addr's own rule for one (the `i`th address from the socket is trusted while `i < hops`), as
+ * Fastify's types have no number form.
+ */
+export function fastifyTrustProxy(
+  trust: TrustProxy,
+): boolean | string[] | ((address: string, hop: number) => boolean) {
+  if (typeof trust === 'number') return (_address, hop) => hop < trust
+  return typeof trust === 'boolean' ? trust : [...trust]
+}

@@ -1,4 +1,4 @@
-import { headerCopiesOf, secretCheck } from '@hold-dialer/rules'
+import { fastifyTrustProxy, headerCopiesOf, secretCheck, type TrustProxy } from '@hold-dialer/rules'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify'
 import type { Logger } from 'pino'
 import type { TrunkState } from '../calls/trunk-breaker.js'
@@ -20,6 +20,12 @@ export interface DialerHttpOptions {
   port: number
   /** DIALER_HTTP_SECRET. Without it only /healthz is served. */
   secret: string | undefined
+  /**
+   * TRUST_PROXY (default none): behind a reverse proxy, the client's address (the console's sign-in
+   * limit is per address) and scheme (the session cookie is Secure over HTTPS) come from its
+   * X-Forwarded-For and X-Forwarded-Proto.
+   */
+  trustProxy?: TrustProxy
   logger: Logger
   health: () => DialerHealth
   /** Routes served only with the secret (/metrics, the console). */
@@ -37,6 +43,7 @@ export interface DialerHttpOptions {
  */
 export async function buildDialerHttp(options: DialerHttpOptions): Promise<FastifyInstance> {
   const app = Fastify({
+    trustProxy: fastifyTrustProxy(options.trustProxy ?? false),
     loggerInstance: options.logger.child({ component: 'http' }) as FastifyBaseLogger,
     // Scrapes every few seconds: no log line per request.
     logController: new LogController({ disableRequestLogging: true }),
