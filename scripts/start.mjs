@@ -13,7 +13,7 @@ const USAGE = `usage: pnpm start [--help]
   Builds, migrates, then runs the whole system on this machine with prefixed logs: the simulated PBX
   (only when AMI_HOST is unset, with ready demo agents at desks 1001 and 1002), the API and the
   dialer. Ctrl-C stops all three. It takes no arguments: WS_SECRET is required, and every other
-  variable of the README's "Configuration" is passed on to the processes (DATABASE_URL defaults to
+  variable of docs/configuration.md is passed on to the processes (DATABASE_URL defaults to
   data/dialer.sqlite; unless set, the working hours are the whole day and, on the simulated PBX,
   customers' calling hours are off).
 Exit 2: bad command line or WS_SECRET missing; otherwise the first process to stop sets it.`
@@ -48,7 +48,7 @@ if (!process.env.WS_SECRET) {
 const env = { ...process.env }
 env.DATABASE_URL ||= `sqlite:${join(root, 'data/dialer.sqlite')}`
 // A trial should dial whatever the hour: unless set, this launcher opens the working window all day
-// (the processes' own defaults stay 09:00-18:00, see README).
+// (the processes' own defaults stay 09:00-18:00, see docs/configuration.md).
 if (!env.WORK_START && !env.WORK_END) {
   env.WORK_START = '00:00'
   env.WORK_END = '23:59'

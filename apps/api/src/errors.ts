@@ -1,7 +1,7 @@
 /**
  * Every error this API answers with, as one union, mapped to its HTTP status in exactly one place.
  * Bodies are `{ ok: false, error: <code> }` plus `details` for validation failures and `request_id`
- * for 5xx answers. README's error table lists the same codes.
+ * for 5xx answers. docs/api.md's error table lists the same codes.
  */
 export type ApiErrorCode =
   | 'bad_request'

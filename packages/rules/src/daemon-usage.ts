@@ -7,14 +7,14 @@ export const DAEMON_USAGE = {
   api: `usage: pnpm start:api [--help]
   The lead-intake HTTP API: POST /api/leads (and /api/master), PUT /api/escalated-tickets, POST
   /api/send-callback-request, GET /health, /healthz, /metrics and /openapi.json. It takes no
-  arguments: it is configured by environment variables, WS_SECRET required; the README's
-  "Configuration" lists each with its default.
+  arguments: it is configured by environment variables, WS_SECRET required;
+  docs/configuration.md lists each with its default.
 Exit 2: bad command line or configuration (each bad variable named).`,
   dialer: `usage: pnpm start:dialer [--help]
   The dialer: claims due leads, places their calls through the Asterisk Manager Interface and
   settles the results; /healthz, /metrics and the supervisor console on DIALER_HTTP_PORT. It takes
   no arguments: it is configured by environment variables, AMI_HOST, AMI_USERNAME and AMI_SECRET
-  required; the README's "Configuration" lists each with its default.
+  required; docs/configuration.md lists each with its default.
 Exit 2: bad command line or configuration (each bad variable named).`,
 } as const
 

@@ -34,7 +34,7 @@ export interface ReleaseExpiredDeps {
  * the PBX's channel list (AMI down) no lead is released this round. Each release is fenced by the
  * claim token read with it: a holder that came back and settled, or a new claim, wins.
  *
- * The PBX asked is this dialer's: dialers that share the database must share the PBX (README,
+ * The PBX asked is this dialer's: dialers that share the database must share the PBX (docs/dialer.md,
  * "Several dialers").
  */
 export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
