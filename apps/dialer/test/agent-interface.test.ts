@@ -27,6 +27,8 @@ async function setPin(database: TestDatabase, extension: string, pin: string) {
 
 interface AgentRig extends Harness {
   port: number
+  /** Another listener of the interface on the same database, as a second dialer would serve it. */
+  second(): Promise<{ inject: Awaited<ReturnType<typeof agentApp>>['inject'] }>
   /** POSTs or GETs JSON as a client at `ip` with the session `cookie`. */
   send(
     method: 'GET' | 'POST',
@@ -37,6 +39,30 @@ interface AgentRig extends Harness {
   signIn(extension: string, pin?: string): Promise<string>
   state(cookie: string): Promise<AgentView>
   employee(extension: string): Promise<Record<string, unknown>>
+}
+
+/** The agent interface on a listener of its own, fed by `h`'s dialer (another "dialer" sharing the database). */
+async function agentApp(h: Harness, database: TestDatabase, timing: Partial<AgentTiming> = {}) {
+  const app = await buildDialerHttp({
+    host: '127.0.0.1',
+    port: 0,
+    secret: undefined,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    health: () => ({ dialer: 'x', ami: 'x', database: 'available', trunk: h.dialer.trunk(), idle: null }),
+    open: [
+      agentRoutes({
+        db: database.handle.kysely,
+        live: () => h.dialer.liveState(),
+        pauseReasons: h.config.agentPauseReasons,
+        callbackMode: h.config.callbackMode,
+        timezone: h.config.timezone,
+        logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+        timing: { pollMs: 50, ...timing },
+      }),
+    ],
+  })
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  return app
 }
 
 async function agentRig(
@@ -55,30 +81,17 @@ async function agentRig(
     await database.handle.kysely.deleteFrom(table).execute()
   }
   const h = await harness(t, database, { defaultOutcome: TALKS, ...options })
-  const app = await buildDialerHttp({
-    host: '127.0.0.1',
-    port: 0,
-    secret: undefined,
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    health: () => ({ dialer: 'x', ami: 'x', database: 'available', trunk: h.dialer.trunk(), idle: null }),
-    open: [
-      agentRoutes({
-        db: database.handle.kysely,
-        live: () => h.dialer.liveState(),
-        pauseReasons: h.config.agentPauseReasons,
-        callbackMode: h.config.callbackMode,
-        timezone: h.config.timezone,
-        logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-        timing: { pollMs: 50, ...options.agentTiming },
-      }),
-    ],
-  })
-  await app.listen({ host: '127.0.0.1', port: 0 })
+  const app = await agentApp(h, database, options.agentTiming)
   t.teardown(() => app.close())
   const address = app.server.address()
   const port = typeof address === 'object' && address ? address.port : 0
   const r: AgentRig = Object.assign(h, {
     port,
+    async second() {
+      const other = await agentApp(h, database, options.agentTiming)
+      t.teardown(() => other.close())
+      return { inject: other.inject.bind(other) }
+    },
     async send(
       method: 'GET' | 'POST',
       url: string,
@@ -272,6 +285,46 @@ forEachDialect(t, async (t, database) => {
       await pinnedDesk(r, ext)
       t.equal((await attempt(ext, PIN, '10.0.0.9')).status, 200, `${ext} signs in from the shared address`)
     }
+  })
+
+  t.test('several dialers: a session and the sign-in limit hold on every one', async (t) => {
+    const r = await agentRig(t, database, { startDialer: false })
+    await pinnedDesk(r, '1001')
+    const other = await r.second()
+    const cookie = await r.signIn('1001')
+    const there = await other.inject({ method: 'GET', url: '/agent/state', headers: { cookie } })
+    t.equal(there.statusCode, 200, 'signed in on one dialer, known on the other')
+    t.equal(there.json().agent.extension, '1001')
+    const paused = await other.inject({
+      method: 'POST',
+      url: '/agent/presence',
+      headers: { cookie },
+      payload: { presence: 'paused', reason: 'break' },
+    })
+    t.equal(paused.statusCode, 200)
+    t.match(await r.state(cookie), { state: 'paused', pauseReason: 'break' }, 'and the first sees the pause')
+    // 1 right and 3 wrong attempts on the first, 1 wrong on the other: 5, so the 6th is refused anywhere.
+    for (let i = 0; i < 3; i++) {
+      t.equal(
+        (await r.send('POST', '/agent/sign-in', { payload: { extension: '1001', pin: '0000' } })).status,
+        401,
+      )
+    }
+    const wrongThere = await other.inject({
+      method: 'POST',
+      url: '/agent/sign-in',
+      payload: { extension: '1001', pin: '0000' },
+    })
+    t.equal(wrongThere.statusCode, 401)
+    const limited = await other.inject({
+      method: 'POST',
+      url: '/agent/sign-in',
+      payload: { extension: '1001', pin: PIN },
+    })
+    t.equal(limited.statusCode, 429, 'attempts on both dialers count together')
+    const out = await other.inject({ method: 'POST', url: '/agent/sign-out', headers: { cookie } })
+    t.equal(out.statusCode, 200)
+    t.equal((await r.send('GET', '/agent/state', { cookie })).status, 401, 'signed out on one, out on both')
   })
 
   t.test('an expired session is refused, and its stream ends', async (t) => {
