@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs'
 import type { ServerResponse } from 'node:http'
+import { fileURLToPath } from 'node:url'
 import cookie from '@fastify/cookie'
 import { type Database, scheduleLeadCallback, withTransaction } from '@hold-dialer/db'
 import { formatLocal, parseCallbackTime, toDbTime } from '@hold-dialer/rules'
@@ -12,6 +14,17 @@ import { AgentSessions } from './sessions.js'
 import { SIGN_IN_LIMITS, SignInLimiter, type SignInLimits } from './sign-in-limit.js'
 
 export const AGENT_COOKIE = 'hd_agent'
+
+/**
+ * The reference agent panel's files: `apps/dialer/agent-panel/` beside `src/` and `dist/`, at the same
+ * depth from both (as the console's).
+ */
+export const AGENT_PANEL_DIR = fileURLToPath(new URL('../../../agent-panel/', import.meta.url))
+
+const PANEL_ASSETS: Record<string, string> = {
+  'panel.js': 'text/javascript; charset=utf-8',
+  'panel.css': 'text/css; charset=utf-8',
+}
 
 export interface AgentInterfaceOptions {
   db: Kysely<Database>
@@ -108,6 +121,28 @@ export async function agentPlugin(app: FastifyInstance, options: AgentInterfaceO
   app.addHook('onClose', endStreams)
 
   await app.register(cookie)
+
+  // The reference panel: one page and its two files; the page asks /agent/state whether it is signed in.
+  const page = readFileSync(`${AGENT_PANEL_DIR}index.html`, 'utf8')
+  const assets = new Map(
+    Object.keys(PANEL_ASSETS).map((name) => [name, readFileSync(`${AGENT_PANEL_DIR}${name}`, 'utf8')]),
+  )
+  app.get('/agent', async (_request, reply) =>
+    reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-store')
+      .header('x-frame-options', 'DENY')
+      .header('content-security-policy', "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
+      .send(page),
+  )
+  app.get<{ Params: { name: string } }>('/agent/assets/:name', async (request, reply) => {
+    const body = assets.get(request.params.name)
+    if (body === undefined) return reply.code(404).send(problem('not_found', 'no such file'))
+    return reply
+      .header('content-type', PANEL_ASSETS[request.params.name])
+      .header('cache-control', 'no-cache')
+      .send(body)
+  })
 
   const tokenOf = (request: FastifyRequest) => request.cookies[AGENT_COOKIE]
   const view = (agentId: number): Promise<AgentView | undefined> =>
