@@ -514,6 +514,70 @@ forEachDialect(t, async (t, database) => {
     stream.close()
   })
 
+  t.test('a call another dialer has the agent on shows with its screen pop', async (t) => {
+    const r = await agentRig(t, database, { startDialer: false })
+    await pinnedDesk(r, '1001')
+    const cookie = await r.signIn('1001')
+    await r.push(lead('ELSE-1', '5553000009', { client_name: 'Mei Tan' }))
+    const leadId = Number((await r.lead('ELSE-1'))!.id)
+    const db = database.handle.kysely
+    const at = '2026-11-28 09:00:00.000'
+    // As another dialer's claim leaves them: the lead reserved, the agent held, the attempt open.
+    await db
+      .updateTable('hold_dialer_master_data')
+      .set({ dial_status: 'Calling', isReserved: 1, reserved_by: 'dialer-other', reserved_at: at })
+      .where('id', '=', leadId)
+      .execute()
+    await db
+      .updateTable('dialer_employee')
+      .set({ on_call_by: 'dialer-other', on_call_since: at })
+      .where('extension', '=', '1001')
+      .execute()
+    await db
+      .insertInto('hold_dialer_call_attempts')
+      .values({
+        master_id: leadId,
+        oli_id: 'ELSE-1',
+        attempt_no: 1,
+        dialer_id: 'dialer-other',
+        dial_mode: 'progressive',
+        agent_id: null,
+        agent_extension: '1001',
+        phone_number: '5553000009',
+        action_id: null,
+        uniqueid: null,
+        linkedid: null,
+        outcome: 'Dialing',
+        ami_dial_status: null,
+        originate_reason: null,
+        hangup_cause: null,
+        hangup_cause_txt: null,
+        hangup_by: null,
+        started_at: at,
+        answered_at: null,
+        ended_at: null,
+        talk_seconds: null,
+      })
+      .execute()
+    t.match(
+      await r.state(cookie),
+      {
+        state: 'on-call',
+        call: {
+          phase: null,
+          dialer: 'dialer-other',
+          lead: { oliId: 'ELSE-1', name: 'Mei Tan', attempts: [] },
+        },
+      },
+      "the other dialer's call, read from the database",
+    )
+    const cb = await r.send('POST', '/agent/callback', {
+      cookie,
+      payload: { scheduledAt: '2030-01-02T10:00:00Z' },
+    })
+    t.equal(cb.status, 409, 'no callback while that call is on')
+  })
+
   t.test('a callback for the person just spoken to, by the rules of send-callback-request', async (t) => {
     const r = await agentRig(t, database)
     await pinnedDesk(r, '1001')

@@ -65,6 +65,8 @@ async function readPinFromStdin(extension: string): Promise<string> {
     },
   })
   const rl = createInterface({ input: process.stdin, output, terminal: tty })
+  // Ctrl-C at the prompt: readline would only pause; stop asking instead (nothing is changed).
+  rl.on('SIGINT', () => rl.close())
   const ask = (prompt: string) =>
     new Promise<string>((resolve, reject) => {
       if (tty) process.stderr.write(prompt)
