@@ -79,6 +79,8 @@
         }),
       )
     }
+    $('why').textContent = state.why ? `No call: ${state.why}` : ''
+    $('why').hidden = !state.why
     $('wrap').hidden = state.state !== 'wrap-up'
     $('wrap-until').textContent = time(state.wrapUntil)
     $('ready-now').hidden = state.state !== 'wrap-up'

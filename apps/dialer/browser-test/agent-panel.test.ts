@@ -84,6 +84,12 @@ forEachDialect(t, async (t, database) => {
   await page.waitForSelector('#state[data-state="paused"]')
   t.match(await page.textContent('#agent-name'), /Asha Rao/, 'signed in: the agent by name')
   t.match(await page.textContent('#state'), /paused \(break\)/, 'paused, with the reason')
+  await page.waitForSelector('#why:not([hidden])')
+  t.equal(
+    await page.textContent('#why'),
+    'No call: paused on the agent panel',
+    "and the dialer's reason for no call",
+  )
   const cookies = await page.context().cookies()
   t.match(cookies, [{ name: 'hd_agent', httpOnly: true, sameSite: 'Strict' }], 'an HttpOnly session cookie')
   t.same(

@@ -409,6 +409,8 @@ forEachDialect(t, async (t, database) => {
     t.equal(stream.status, 200)
     t.match(stream.contentType, /text\/event-stream/)
     await stream.next('paused first', (s) => s.state === 'paused')
+    const why = await stream.next("the dialer's reason", (s) => s.why !== null)
+    t.equal(why.why, 'paused on the agent panel', 'why no call is offered, as the dialer says it')
     await r.push(
       lead('POP-1', '5553000001', {
         client_name: 'Asha Rao',

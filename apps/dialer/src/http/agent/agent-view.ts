@@ -58,6 +58,12 @@ export interface AgentView {
   /** End of the wrap-up while in it. */
   wrapUntil: string | null
   call: AgentCall | null
+  /**
+   * Why this dialer offers the agent no call now, in the operator's words (the claim's own rule,
+   * agents/agent-why.ts: paused, panel not seen, desk state, wrap-up...); null when it would, or when
+   * this dialer does not follow the agent.
+   */
+  why: string | null
   pauseReasons: readonly string[]
 }
 
@@ -199,6 +205,7 @@ export async function readAgentView(
     state,
     wrapUntil: wrapEnds > t ? iso(row.wrap_until) : null,
     call,
+    why: live?.agents.find((a) => a.agentId === agentId)?.why ?? null,
     pauseReasons,
   }
 }
