@@ -34,6 +34,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { BODY_LIMIT } from '../apps/api/dist/app.js'
+import { AGENT_COOKIE } from '../apps/dialer/dist/http/agent/plugin.js'
 import { SESSION_COOKIE } from '../apps/dialer/dist/http/console/plugin.js'
 import { CONFIG_VARIABLES, parseConfig } from '../packages/rules/dist/index.js'
 
@@ -295,28 +296,36 @@ else {
   for (const name of ['ssl_certificate', 'ssl_certificate_key'])
     if (all(server, name).length !== 1)
       proxyFail(`the server has ${all(server, name).length} ${name} lines, expected one`)
-  const consoleLocation = location(server, '/console')
-  if (!consoleLocation) proxyFail('no location /console')
-  else {
-    const access = consoleLocation.children.filter((c) => c.name === 'allow' || c.name === 'deny')
+  // The console and the agent interface: the dialer's two ways in, each for the centre's own network,
+  // its cookie marked Secure, its event stream passed on unbuffered.
+  for (const [path, cookieName] of [
+    ['/console', SESSION_COOKIE],
+    ['/agent', AGENT_COOKIE],
+  ]) {
+    const block = location(server, path)
+    if (!block) {
+      proxyFail(`no location ${path}`)
+      continue
+    }
+    const access = block.children.filter((c) => c.name === 'allow' || c.name === 'deny')
     if (
       access.at(-1)?.name !== 'deny' ||
       access.at(-1)?.args[0] !== 'all' ||
       access.some((c) => c.name === 'allow' && c.args[0] === 'all')
     )
-      proxyFail('location /console is not an allow list ending in "deny all"')
-    const cookie = one(consoleLocation, 'proxy_cookie_flags')?.args ?? []
-    if (cookie[0] !== SESSION_COOKIE || !cookie.includes('secure'))
-      proxyFail(`location /console does not mark the ${SESSION_COOKIE} cookie secure`)
-    const events = location(consoleLocation, '=', '/console/events')
-    if (one(events ?? consoleLocation, 'proxy_buffering')?.args[0] !== 'off')
-      proxyFail('location = /console/events (inside /console) does not say proxy_buffering off')
+      proxyFail(`location ${path} is not an allow list ending in "deny all"`)
+    const cookie = one(block, 'proxy_cookie_flags')?.args ?? []
+    if (cookie[0] !== cookieName || !cookie.includes('secure'))
+      proxyFail(`location ${path} does not mark the ${cookieName} cookie secure`)
+    const events = location(block, '=', `${path}/events`)
+    if (one(events ?? block, 'proxy_buffering')?.args[0] !== 'off')
+      proxyFail(`location = ${path}/events (inside ${path}) does not say proxy_buffering off`)
   }
   for (const pass of proxyText.matchAll(/proxy_pass\s+http:\/\/([^;/\s]+)/g))
     if (!upstream(pass[1])) proxyFail(`proxy_pass to ${pass[1]}, which is no upstream of the file`)
 }
 if (failures.length === beforeProxy)
-  out(`${PROXY}: listeners, body limit, TLS, console stream and access read right`)
+  out(`${PROXY}: listeners, body limit, TLS, console and agent streams and access read right`)
 
 // The http-level lines of Debian 12's /etc/nginx/nginx.conf (Ubuntu 24.04's are the same), which the
 // file is included after on a server: a directive it repeats at that level is an error there.

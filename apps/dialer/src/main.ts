@@ -5,6 +5,7 @@ import { chooseLogFormat, daemonCommandLine, describeConfig, parseConfig } from 
 import pino from 'pino'
 import pretty from 'pino-pretty'
 import { Dialer } from './dialer.js'
+import { agentRoutes } from './http/agent/plugin.js'
 import { consoleRoutes } from './http/console/plugin.js'
 import { dialerHealth, liveStateRoute, metricsRoute } from './http/routes.js'
 import { startDialerHttp } from './http/server.js'
@@ -84,6 +85,16 @@ try {
         live: () => dialer.liveState(),
         timezone: config.timezone,
         logger: logger.child({ component: 'console' }),
+      }),
+    ],
+    open: [
+      agentRoutes({
+        db: db.kysely,
+        live: () => dialer.liveState(),
+        pauseReasons: config.agentPauseReasons,
+        callbackMode: config.callbackMode,
+        timezone: config.timezone,
+        logger: logger.child({ component: 'agent-interface' }),
       }),
     ],
   })

@@ -36,6 +36,8 @@ t.test('a bad command line exits 2 with a message, before opening the database',
     [['presence', '1001', 'away'], /presence is ready, paused or offline, not "away"/],
     [['presence', 'x1', 'ready'], /"x1" is not an extension/],
     [['activate'], /activate needs <extension>/],
+    [['set-pin', '1001', '4821'], /set-pin: unexpected "4821"/],
+    [['set-pin'], /set-pin needs <extension>/],
     [['deactivate', '1001', 'extra'], /deactivate: unexpected "extra"/],
     [['demo', '1001', 'abc'], /"abc" is not an extension/],
     [['remove', '1001'], /there is no remove: .*deactivate <extension>/],
@@ -140,5 +142,27 @@ forEachDialect(t, async (t, database) => {
     const p = await agents(database.url, 'panel', '1001')
     t.equal(p.code, 0, p.err)
     t.type((await row('1001'))?.panel_seen_at, 'string')
+  })
+
+  t.test('set-pin: the PIN from stdin, stored as a salted hash; a short one refused', async (t) => {
+    const withPin = (pin: string) => ({
+      out: () => {},
+      err: (s: string) => errors.push(s),
+      readPin: async () => pin,
+    })
+    const errors: string[] = []
+    t.equal(await runAgentsCli(['set-pin', '1001'], database.url, withPin('123')), 1, '3 digits: exit 1')
+    t.match(errors.join('\n'), /a PIN is 4 to 12 digits/)
+    t.equal((await row('1001'))?.pin_hash, null, 'nothing stored')
+    t.equal(await runAgentsCli(['set-pin', '1001'], database.url, withPin('4821')), 0, '4 digits: exit 0')
+    const first = (await row('1001'))?.pin_hash
+    t.match(first, /^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/, 'scrypt, salt and hash')
+    t.equal(await runAgentsCli(['set-pin', '1001'], database.url, withPin('4821')), 0)
+    t.not((await row('1001'))?.pin_hash, first, 'the same PIN again: another salt, another hash')
+    t.equal(
+      await runAgentsCli(['set-pin', '1999'], database.url, withPin('4821')),
+      1,
+      'no such agent: exit 1',
+    )
   })
 })

@@ -130,7 +130,7 @@ t.test('start: port 0 turns the listener off; without a secret it warns once', a
   t.equal(started?.url, `http://127.0.0.1:${port}`)
   t.equal(await rawGet(port, '/healthz', []), 200)
   t.strictSame(warnings, [
-    'DIALER_HTTP_SECRET is not set: the dialer serves only /healthz; metrics and the console need it',
+    'DIALER_HTTP_SECRET is not set: the dialer serves only /healthz and the agent interface; metrics and the console need it',
   ])
   await started?.app.close()
   await t.rejects(rawGet(port, '/healthz', []), 'closed')

@@ -1,4 +1,5 @@
 import type { AbandonStatsTable } from './tables/abandon-stats.table.js'
+import type { AgentSessionTable, AgentSignInTable } from './tables/agent-session.table.js'
 import type { CallAttemptTable } from './tables/call-attempt.table.js'
 import type { DisposedTable } from './tables/disposed.table.js'
 import type { DncTable } from './tables/dnc.table.js'
@@ -25,4 +26,6 @@ export interface Database {
   hold_dialer_schema_migrations: SchemaMigrationTable
   hold_dialer_abandon_stats: AbandonStatsTable
   hold_dialer_dnc: DncTable
+  hold_dialer_agent_session: AgentSessionTable
+  hold_dialer_agent_sign_in: AgentSignInTable
 }

@@ -41,11 +41,13 @@ export {
   fillPhoneIdentities,
   type PhoneReading,
 } from './queries/fill-phone-identity.js'
+export { applyReset, type LockedLead, lockLead, scheduleLeadCallback } from './queries/lead-callback.js'
 export { isLive } from './queries/live-lead.js'
 export { MASTER_DATA_COLUMNS } from './queries/master-columns.js'
 export { takeInsertedValues } from './queries/upsert-set.js'
 export { isDuplicateKey, retryableReason, unavailableReason } from './retryable-errors.js'
 export type * from './tables/abandon-stats.table.js'
+export type * from './tables/agent-session.table.js'
 export type * from './tables/call-attempt.table.js'
 export type * from './tables/disposed.table.js'
 export type * from './tables/dnc.table.js'

@@ -266,6 +266,15 @@ export const EnvConfigSchema = Type.Object({
     description: 'an integer 0-1000 (0: never stop)',
   }),
   trunkBreakerProbeSeconds: seconds(1, 30),
+  // The reasons an agent may give for a pause on the agent interface (docs/agent-interface.md).
+  agentPauseReasons: Type.Array(Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,31}$' }), {
+    minItems: 1,
+    maxItems: 50,
+    uniqueItems: true,
+    default: ['break', 'lunch', 'training'],
+    description:
+      'a comma-separated list of 1-50 different reasons, each 1-32 lower-case letters, digits, _ or - (such as break,lunch,training)',
+  }),
 })
 
 /** The validated, frozen configuration. */

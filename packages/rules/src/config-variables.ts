@@ -45,6 +45,13 @@ const asTrustProxy = (raw: string): unknown => {
   return raw.split(',').map((part) => part.trim())
 }
 
+/** A comma-separated list: each item trimmed, empty items dropped (the schema then judges each). */
+const asList = (raw: string): unknown =>
+  raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+
 const asJson = (raw: string): unknown => {
   try {
     return JSON.parse(raw)
@@ -121,4 +128,5 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('OUTBOUND_CALLER_ID', ['outboundCallerId'], asText),
   variable('TRUNK_BREAKER_FAILURES', ['trunkBreakerFailures'], asInteger),
   variable('TRUNK_BREAKER_PROBE_SECONDS', ['trunkBreakerProbeSeconds'], asInteger),
+  variable('AGENT_PAUSE_REASONS', ['agentPauseReasons'], asList),
 ]

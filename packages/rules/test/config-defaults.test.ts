@@ -61,6 +61,7 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['OUTBOUND_CALLER_ID', undefined],
   ['TRUNK_BREAKER_FAILURES', 5],
   ['TRUNK_BREAKER_PROBE_SECONDS', 30],
+  ['AGENT_PAUSE_REASONS', ['break', 'lunch', 'training']],
 ]
 
 t.test('the table of defaults covers every variable', async (t) => {

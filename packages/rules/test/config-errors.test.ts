@@ -4,6 +4,9 @@ import t from 'tap'
 import { CONFIG_VARIABLES, ConfigError, parseConfig } from '../src/config.js'
 import { HOST, problemsOf } from './fixtures/config-helpers.js'
 
+const PAUSE_REASONS_RULE =
+  'a comma-separated list of 1-50 different reasons, each 1-32 lower-case letters, digits, _ or - (such as break,lunch,training)'
+
 // One refused value per rule: [variable, value, what the variable must be]. The message is
 // `<VARIABLE> must be <rule>, got "<value>"`.
 const TRUST_PROXY_RULE =
@@ -104,6 +107,10 @@ const REFUSED: Array<[string, string, string]> = [
   ['TRUNK_BREAKER_FAILURES', '-1', 'an integer 0-1000 (0: never stop)'],
   ['TRUNK_BREAKER_FAILURES', 'five', 'an integer 0-1000 (0: never stop)'],
   ['TRUNK_BREAKER_PROBE_SECONDS', '0', 'an integer 1-2147483 (seconds)'],
+  ['AGENT_PAUSE_REASONS', 'Break,lunch', PAUSE_REASONS_RULE],
+  ['AGENT_PAUSE_REASONS', 'lunch,lunch', PAUSE_REASONS_RULE],
+  ['AGENT_PAUSE_REASONS', ',', PAUSE_REASONS_RULE],
+  ['AGENT_PAUSE_REASONS', `${'x'.repeat(33)}`, PAUSE_REASONS_RULE],
 ]
 
 t.test('every variable with rules has a refused value in the table', async (t) => {

@@ -78,6 +78,8 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['TRUNK_BREAKER_FAILURES', '0', 0],
   ['TRUNK_BREAKER_FAILURES', '20', 20],
   ['TRUNK_BREAKER_PROBE_SECONDS', '5', 5],
+  ['AGENT_PAUSE_REASONS', 'break, lunch ,meeting', ['break', 'lunch', 'meeting']],
+  ['AGENT_PAUSE_REASONS', 'coaching', ['coaching']],
 ]
 
 t.test('every variable accepts a valid value', async (t) => {

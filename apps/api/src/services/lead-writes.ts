@@ -1,9 +1,15 @@
-import { archiveLead, type Database, isLive, withTransaction } from '@hold-dialer/db'
-import { resetForCallback, resetForClose, toDbTime } from '@hold-dialer/rules'
+import {
+  applyReset,
+  archiveLead,
+  type Database,
+  isLive,
+  lockLead,
+  scheduleLeadCallback,
+  withTransaction,
+} from '@hold-dialer/db'
+import { resetForClose, toDbTime } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
 import { ApiError, validationFailed } from '../errors.js'
-import { applyReset } from '../sql/apply-reset.js'
-import { lockLeadByOliId } from '../sql/lock-lead.js'
 
 /** The escalated-ticket priority the ticket endpoint works on. */
 export const ESCALATED_PRIORITY = 8
@@ -19,7 +25,7 @@ export interface WriteContext {
  */
 export async function closeTicket(ctx: WriteContext, oliId: string): Promise<void> {
   await withTransaction(ctx.db, async (trx) => {
-    const row = await lockLeadByOliId(trx, oliId)
+    const row = await lockLead(trx, { oliId })
     if (!row) throw new ApiError('lead_not_found')
     requireEscalated(row.priority_id)
     if (isLive(row)) throw new ApiError('lead_in_flight')
@@ -39,11 +45,11 @@ export async function scheduleCallback(
   options: { escalatedOnly: boolean },
 ): Promise<void> {
   await withTransaction(ctx.db, async (trx) => {
-    const row = await lockLeadByOliId(trx, oliId)
-    if (!row) throw new ApiError('lead_not_found')
-    if (options.escalatedOnly) requireEscalated(row.priority_id)
-    if (isLive(row)) throw new ApiError('lead_in_flight')
-    await applyReset(trx, row.id, resetForCallback(at))
+    const result = await scheduleLeadCallback(trx, { oliId }, at, {
+      check: options.escalatedOnly ? (row) => requireEscalated(row.priority_id) : undefined,
+    })
+    if (result === 'not_found') throw new ApiError('lead_not_found')
+    if (result === 'in_flight') throw new ApiError('lead_in_flight')
   })
 }
 

@@ -1,7 +1,10 @@
+import { createInterface } from 'node:readline'
+import { Writable } from 'node:stream'
 import { parseArgs } from 'node:util'
 import { type Database, type EmployeeUpdate, isDuplicateKey } from '@hold-dialer/db'
 import { toDbTime } from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
+import { hashPin, isValidPin } from '../http/agent/pin.js'
 import { runOperatorCli } from './operator-cli.js'
 
 /**
@@ -15,6 +18,9 @@ export const USAGE = `usage: pnpm agents <command> [arguments]
   presence <extension> ready|paused|offline
                                     set the agent's presence by hand
   panel <extension>                 mark the agent's panel as seen now
+  set-pin <extension>               set the PIN the agent signs in with (4-12 digits), read from
+                                    the terminal (asked twice, not shown) or the first line of stdin;
+                                    never from the command line
   deactivate <extension>            stop dialing for the agent (kept, with its history)
   activate <extension>              let a deactivated agent take calls again
   demo <extension> [extension...]   make these agents ready (adding those missing) and keep their
@@ -34,11 +40,53 @@ const EMAIL_MAX = 254
 export interface AgentsIo {
   out(line: string): void
   err(line: string): void
+  /** The new PIN for `set-pin`, typed twice at a terminal or the first line of piped input. */
+  readPin?(extension: string): Promise<string>
 }
 
 const processIo: AgentsIo = {
   out: (s) => process.stdout.write(`${s}\n`),
   err: (s) => process.stderr.write(`${s}\n`),
+  readPin: (extension) => readPinFromStdin(extension),
+}
+
+/**
+ * Reads the PIN from stdin: at a terminal it asks twice without echoing what is typed; from a pipe
+ * (`printf '4821\n' | pnpm agents set-pin 1001`) it takes the first line. Never from argv, which
+ * would leave it in the shell's history and in the process list.
+ */
+async function readPinFromStdin(extension: string): Promise<string> {
+  const tty = process.stdin.isTTY === true
+  let muted = false
+  const output = new Writable({
+    write(chunk, _encoding, done) {
+      if (!muted) process.stderr.write(chunk)
+      done()
+    },
+  })
+  const rl = createInterface({ input: process.stdin, output, terminal: tty })
+  // Ctrl-C at the prompt: readline would only pause; stop asking instead (nothing is changed).
+  rl.on('SIGINT', () => rl.close())
+  const ask = (prompt: string) =>
+    new Promise<string>((resolve, reject) => {
+      if (tty) process.stderr.write(prompt)
+      muted = true
+      rl.once('line', (line) => {
+        muted = false
+        if (tty) process.stderr.write('\n')
+        resolve(line.trim())
+      })
+      rl.once('close', () => reject(new RosterError('no PIN given on stdin')))
+    })
+  try {
+    const pin = await ask(`new PIN for ${extension} (4-12 digits): `)
+    if (!tty) return pin
+    const again = await ask('the same PIN again: ')
+    if (again !== pin) throw new RosterError('the two PINs differ: nothing changed')
+    return pin
+  } finally {
+    rl.close()
+  }
 }
 
 /** A command line that cannot be run: exit 2. */
@@ -116,6 +164,18 @@ async function setActive(db: Kysely<Database>, extension: string, active: boolea
   )
 }
 
+async function setPin(db: Kysely<Database>, extension: string, io: AgentsIo): Promise<void> {
+  const existing = await findAgent(db, extension)
+  if (!existing) throw new RosterError(`no agent with extension ${extension}`)
+  if (!io.readPin) throw new RosterError('set-pin needs the PIN on stdin')
+  const pin = await io.readPin(extension)
+  if (!isValidPin(pin)) throw new RosterError('a PIN is 4 to 12 digits (0-9): nothing changed')
+  await setFields(db, extension, { pin_hash: await hashPin(pin) })
+  // The agent's open sessions end: whoever knew the old PIN is signed out.
+  await db.deleteFrom('hold_dialer_agent_session').where('employee_id', '=', existing.id).execute()
+  io.out(`${extension} (${existing.name}): PIN set; the agent's open sessions are signed out`)
+}
+
 async function upsertReady(db: Kysely<Database>, extension: string): Promise<void> {
   const now = toDbTime(new Date())
   if (await findAgent(db, extension)) {
@@ -183,6 +243,7 @@ type Command =
   | ({ kind: 'add' } & NewAgent)
   | { kind: 'presence'; extension: string; presence: (typeof PRESENCES)[number] }
   | { kind: 'panel'; extension: string }
+  | { kind: 'set-pin'; extension: string }
   | { kind: 'activate' | 'deactivate'; extension: string }
   | { kind: 'demo'; extensions: string[] }
 
@@ -221,6 +282,7 @@ function parseCommand(argv: string[]): Command {
       return { kind: 'presence', extension: ext, presence: presence as (typeof PRESENCES)[number] }
     }
     case 'panel':
+    case 'set-pin':
     case 'activate':
     case 'deactivate': {
       const [extension, ...rest] = args
@@ -267,12 +329,20 @@ export async function runAgentsCli(argv: string[], url: string, io: AgentsIo = p
           await addAgent(db, command, io)
           break
         case 'presence':
-          await setFields(db, command.extension, { presence: command.presence })
+          await setFields(db, command.extension, {
+            presence: command.presence,
+            // Set by hand: no reason given (the agent interface asks for one).
+            pause_reason: null,
+            presence_since: toDbTime(new Date()),
+          })
           io.out(`${command.extension} is ${command.presence}`)
           break
         case 'panel':
           await setFields(db, command.extension, { panel_seen_at: toDbTime(new Date()) })
           io.out(`${command.extension} panel seen`)
+          break
+        case 'set-pin':
+          await setPin(db, command.extension, io)
           break
         case 'activate':
         case 'deactivate':

@@ -35,6 +35,8 @@ export interface DialerHttpOptions {
    * browser's EventSource cannot send a header). Served only when there is a secret.
    */
   ownAuth?: Array<(app: FastifyInstance, secret: string) => Promise<void> | void>
+  /** Routes with a sign-in of their own that needs no secret (the agent interface): always served. */
+  open?: Array<(app: FastifyInstance) => Promise<void> | void>
 }
 
 /**
@@ -63,6 +65,7 @@ export async function buildDialerHttp(options: DialerHttpOptions): Promise<Fasti
     })
     for (const routes of options.ownAuth ?? []) await routes(app, secret)
   }
+  for (const routes of options.open ?? []) await routes(app)
   return app
 }
 
@@ -76,7 +79,7 @@ export async function startDialerHttp(
   if (options.port === 0) return undefined
   if (options.secret === undefined) {
     options.logger.warn(
-      'DIALER_HTTP_SECRET is not set: the dialer serves only /healthz; metrics and the console need it',
+      'DIALER_HTTP_SECRET is not set: the dialer serves only /healthz and the agent interface; metrics and the console need it',
     )
   }
   const app = await buildDialerHttp(options)

@@ -18,6 +18,15 @@ export interface EmployeeTable {
   /** Dialer holding this agent on a call (cleared at settle), and since when (refreshed by its heartbeat). */
   on_call_by: Generated<string | null>
   on_call_since: Generated<string | null>
+  /**
+   * The agent's sign-in PIN as `scrypt$N$r$p$salt$hash` (apps/dialer/src/http/agent/pin.ts); NULL: the
+   * agent cannot sign in to the agent interface.
+   */
+  pin_hash: Generated<string | null>
+  /** Why a paused agent paused (one of AGENT_PAUSE_REASONS); NULL otherwise. */
+  pause_reason: Generated<string | null>
+  /** UTC: since when `presence` (and `pause_reason`) holds, as the agent interface set it. */
+  presence_since: Generated<string | null>
 }
 
 export type Employee = Selectable<EmployeeTable>
