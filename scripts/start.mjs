@@ -4,6 +4,7 @@
 // In production each process runs on its own under systemd (see deploy/); this is for trying it out.
 import { spawn, spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { lineFormatter } from './log-lines.mjs'
@@ -138,9 +139,24 @@ if (dialerHttpPort === '0') {
   say('dialer HTTP listener: off (DIALER_HTTP_PORT=0)')
 } else {
   const host = env.DIALER_HTTP_HOST || '127.0.0.1'
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${dialerHttpPort}`
+  // The dialer dials without its listener when the port is taken (its log says so): the banner then
+  // says that instead of a URL where something else answers.
+  const taken = await portTaken(host, Number(dialerHttpPort))
   say(
-    `dialer HTTP listener: http://${host.includes(':') ? `[${host}]` : host}:${dialerHttpPort} (/healthz; /metrics with DIALER_HTTP_SECRET)`,
+    taken
+      ? `dialer HTTP listener: ${host}:${dialerHttpPort} is taken by another program: no console, /healthz or /metrics from this dialer (set DIALER_HTTP_PORT)`
+      : `dialer HTTP listener: ${url} (/healthz; /metrics with DIALER_HTTP_SECRET); the console: ${url}/console`,
   )
+}
+
+/** Whether something already listens on host:port (tried by listening there a moment). */
+function portTaken(host, port) {
+  return new Promise((resolve) => {
+    const probe = createServer()
+    probe.once('error', (err) => resolve(err.code === 'EADDRINUSE'))
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(false)))
+  })
 }
 
 run('api', 'apps/api/dist/server.js')
