@@ -18,6 +18,8 @@ export interface EmployeeTable {
   /** Dialer holding this agent on a call (cleared at settle), and since when (refreshed by its heartbeat). */
   on_call_by: Generated<string | null>
   on_call_since: Generated<string | null>
+  /** The PBX the agent's desk is on (`PBX_NAME` of the dialers that serve it); `default` in a one-PBX centre. */
+  pbx: Generated<string>
 }
 
 export type Employee = Selectable<EmployeeTable>
