@@ -214,4 +214,90 @@ forEachDialect(t, async (t, database) => {
     )
     t.match((await east.attempts('DOWN-E'))[0], { dialer_id: 'dialer-east', agent_id: e })
   })
+
+  t.test('expired reservations and agent holds are released within a PBX only', async (t) => {
+    await database.handle.kysely.deleteFrom('dialer_employee').execute()
+    const east = await harness(t, database, {
+      ...EAST,
+      env: { ...EAST.env, RESERVATION_TIMEOUT_SECONDS: '60' },
+      startDialer: false,
+    })
+    const db = database.handle.kysely
+    const long = '2020-01-01 00:00:00.000'
+    for (const [dialer, pbx] of [
+      ['dead-east', 'east'],
+      ['dead-west', 'west'],
+    ] as const) {
+      await db
+        .insertInto('hold_dialer_heartbeat')
+        .values({
+          dialer_id: dialer,
+          hostname: 'gone',
+          pid: 1,
+          dial_mode: 'progressive',
+          started_at: long,
+          seen_at: long,
+          ami_state: 'connected',
+          active_calls: 1,
+          details: null,
+          pbx,
+        })
+        .execute()
+    }
+    // Priority 3 is never dialed: a released lead stays where the release put it.
+    await east.push([
+      lead('REL-E', '5554400001', { priority_id: 3 }),
+      lead('REL-W', '5554400002', { priority_id: 3 }),
+    ])
+    for (const [oli, holder] of [
+      ['REL-E', 'dead-east'],
+      ['REL-W', 'dead-west'],
+    ] as const) {
+      await db
+        .updateTable('hold_dialer_master_data')
+        .set({
+          dial_status: 'Calling',
+          previous_status: 'Pending',
+          isReserved: 1,
+          reserved_by: holder,
+          reserved_at: long,
+        })
+        .where('oli_id', '=', oli)
+        .execute()
+    }
+    const eastAgent = await east.insertAgent('4401', {
+      pbx: 'east',
+      on_call_by: 'dead-east',
+      on_call_since: long,
+    })
+    const westAgent = await east.insertAgent('4402', {
+      pbx: 'west',
+      on_call_by: 'dead-west',
+      on_call_since: long,
+    })
+    const holder = async (id: number) =>
+      (
+        await db
+          .selectFrom('dialer_employee')
+          .select('on_call_by')
+          .where('id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).on_call_by
+    await east.startDialer()
+    await east.until(
+      'the east reservation and hold released',
+      async () => (await east.lead('REL-E'))?.isReserved === 0 && (await holder(eastAgent)) === null,
+    )
+    t.match(
+      await east.lead('REL-E'),
+      { dial_status: 'Pending', reserved_by: null },
+      "an east dialer's expired reservation is released",
+    )
+    t.match(
+      await east.lead('REL-W'),
+      { dial_status: 'Calling', isReserved: 1, reserved_by: 'dead-west' },
+      "a west dialer's expired reservation is left to the west PBX",
+    )
+    t.equal(await holder(westAgent), 'dead-west', "a west agent's expired hold is left to the west PBX")
+  })
 })
