@@ -111,6 +111,30 @@ forEachDialect(t, async (t, database) => {
     })
   }
 
+  t.test("predictive: pacing and the idle reasons count only the dialer's own PBX's agents", async (t) => {
+    const { east, west } = await twoPbxs(t, database, { DIAL_MODE: 'predictive', HOLD_TIMEOUT_SECONDS: '10' })
+    await agentOn(east, west, '4501', 'east', { presence: 'paused' })
+    for (const ext of ['4502', '4503', '4504']) await agentOn(west, east, ext, 'west')
+    const ids = Array.from({ length: 6 }, (_, i) => `PACE-${i}`)
+    await west.push(ids.map((id, i) => lead(id, `555450000${i}`)))
+    await west.until('all answered on the west PBX', async () => (await settled('PACE-')) === ids.length)
+    t.equal(east.sim.originateCount(), 0, 'the east dialer placed no line for the west agents')
+    t.ok(west.sim.originateCount() >= ids.length, 'the west dialer paced on its three agents')
+    t.same(
+      (await attemptsOf('PACE-')).map((r) => r.dialer_id),
+      ids.map(() => 'dialer-west'),
+      'every lead was dialed on the west PBX',
+    )
+    await east.until('the east dialer says why it dials nothing', () => east.dialer.idle() !== null)
+    const reason = east.dialer.idle()?.reasons[0]
+    t.equal(reason?.code, 'no-agent-ready', 'its reason: no agent of its own is ready')
+    t.same(
+      reason?.agents?.map((a) => a.extension),
+      ['4501'],
+      'the reason names its own agent only',
+    )
+  })
+
   t.test("pinned: a pinned lead is dialed only on its agent's PBX, pool leads by both", async (t) => {
     const env = { CALLBACK_MODE: 'pinned', RETRY_SECONDS: '0', RETRY_PATTERN: '[3]', MAX_TRIES: '3' }
     const { east, west } = await twoPbxs(t, database, env)
