@@ -280,7 +280,7 @@ export class Dialer {
         queue: () => this.#queueForScrape(),
         databaseAvailable: () => this.#availability.available,
       },
-      { predictive: this.#predictive !== undefined },
+      { predictive: this.#predictive !== undefined, pbx: deps.config.pbxName },
     )
   }
 

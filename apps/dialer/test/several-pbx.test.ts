@@ -133,6 +133,14 @@ forEachDialect(t, async (t, database) => {
       ['4501'],
       'the reason names its own agent only',
     )
+    const page = await east.dialer.metrics.text()
+    t.match(page, /^hold_dialer_dialer_pbx\{pbx="east"\} 1$/m, 'the metrics name the PBX the dialer serves')
+    const agents = [...page.matchAll(/^hold_dialer_dialer_agents\{state="[^"]+"\} (\d+)$/gm)]
+    t.equal(
+      agents.reduce((n, m) => n + Number(m[1]), 0),
+      1,
+      "the agents gauge counts the dialer's own PBX's agent only",
+    )
   })
 
   t.test("pinned: a pinned lead is dialed only on its agent's PBX, pool leads by both", async (t) => {
