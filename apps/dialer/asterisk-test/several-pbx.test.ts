@@ -7,6 +7,7 @@ import { header } from '@hold-dialer/ami'
 import type { Asterisk } from '@hold-dialer/asterisk-testbed'
 import type { TestDatabase } from '@hold-dialer/db/testing'
 import { forEachDialect } from '@hold-dialer/db/testing'
+import { toDbTime } from '@hold-dialer/rules'
 import t, { type Test } from 'tap'
 import { lead, type Rig } from '../test/harness.js'
 import { agent, asteriskRig, PINNED, settled, startAsterisk } from './testbed.js'
@@ -34,6 +35,15 @@ interface TwoPbxs {
 
 async function twoPbxs(t: Test, database: TestDatabase, env: Record<string, string>): Promise<TwoPbxs> {
   const from = { east: eastPbx.events.length, west: westPbx.events.length }
+  // The agents' panels, kept alive as the agent panel does: a subtest with a PBX stopped and started
+  // again runs past the 30 s an unrefreshed panel counts as present.
+  const panels = setInterval(() => {
+    void database.handle.kysely
+      .updateTable('dialer_employee')
+      .set({ panel_seen_at: toDbTime(new Date()) })
+      .execute()
+  }, 5_000)
+  t.teardown(() => clearInterval(panels))
   const east = await asteriskRig(t, database, eastPbx, {
     dialerId: 'dialer-east',
     env: { ...env, PBX_NAME: 'east' },
