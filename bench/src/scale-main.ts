@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import type { Db } from '@hold-dialer/db'
+import type { PbxSim } from '@hold-dialer/pbx-sim'
 import { helpOrRefusal } from './bench-options.js'
 import {
   agentExtensions,
@@ -24,7 +25,13 @@ import { nowStamp } from './lib/master-row.js'
 import { phase, step } from './lib/progress.js'
 import { redisAnswers } from './lib/redis-ping.js'
 import { checkSharedRateLimit } from './scale/rate-limit-check.js'
-import { agentOverlaps, attemptsByDialer, lostLeads } from './scale/scale-checks.js'
+import {
+  agentOverlaps,
+  attemptsByDialer,
+  callsForAnotherPbx,
+  lostLeads,
+  numbersOnTwoDialersAtOnce,
+} from './scale/scale-checks.js'
 import { parseScaleOptions, SCALE_OPTIONS, SCALE_USAGE, type ScaleOptions } from './scale/scale-options.js'
 import { ScalePushes } from './scale/scale-plan.js'
 
@@ -36,7 +43,7 @@ async function main(): Promise<void> {
   const o = parseScaleOptions(process.argv.slice(2))
   const started = new Date()
   say(
-    `hold-dialer scale-out run${o.smoke ? ' (smoke)' : ''}: ${o.apiInstances} API instances sharing Redis, ${o.dialers} dialers sharing MariaDB, ${o.seconds} s`,
+    `hold-dialer scale-out run${o.smoke ? ' (smoke)' : ''}: ${o.apiInstances} API instances sharing Redis, ${o.dialers} dialers sharing MariaDB${o.pbxs > 1 ? ` and ${o.pbxs} PBXs` : ''}, ${o.seconds} s`,
   )
   say(`machine: ${describeMachine(machineInfo())}`)
   const mariadb = await mariadbSettings()
@@ -61,6 +68,20 @@ async function scaleRun(
 ): Promise<void> {
   const extensions = agentExtensions(o.agents)
   await seedAgents(db.kysely, extensions)
+  // Several PBXs: agent i on PBX i mod pbxs; every sim has every desk (callsForAnotherPbx).
+  const pbxName = (k: number) => (o.pbxs > 1 ? `pbx-${k + 1}` : 'default')
+  const pbxOf = new Map(extensions.map((ext, i) => [ext, i % o.pbxs]))
+  for (let k = 0; k < o.pbxs && o.pbxs > 1; k++) {
+    await db.kysely
+      .updateTable('dialer_employee')
+      .set({ pbx: pbxName(k) })
+      .where(
+        'extension',
+        'in',
+        extensions.filter((ext) => pbxOf.get(ext) === k),
+      )
+      .execute()
+  }
   const stamp = nowStamp()
   await db.kysely
     .insertInto('hold_dialer_master_data')
@@ -80,7 +101,9 @@ async function scaleRun(
       created_at: stamp,
     })
     .execute()
-  const sim = await startSim(extensions)
+  const sims: PbxSim[] = []
+  for (let k = 0; k < o.pbxs; k++) sims.push(await startSim(extensions))
+  const originates = () => sims.reduce((n, sim) => n + sim.originateCount(), 0)
   const stopPanels = keepPanelsAlive(db.kysely)
   const children: Child[] = []
   try {
@@ -99,13 +122,21 @@ async function scaleRun(
     }
     const dialers: Child[] = []
     for (let i = 0; i < o.dialers; i++) {
-      const dialer = startDialer({ id: `scale-dialer-${i + 1}`, databaseUrl: url, sim, logLevel: o.logLevel })
+      // Dialer i serves PBX i mod pbxs (several dialers may serve one PBX).
+      const k = i % o.pbxs
+      const dialer = startDialer({
+        id: `scale-dialer-${i + 1}`,
+        databaseUrl: url,
+        sim: sims[k]!,
+        logLevel: o.logLevel,
+        ...(o.pbxs > 1 ? { env: { PBX_NAME: pbxName(k) } } : {}),
+      })
       dialers.push(dialer)
       children.push(dialer)
     }
     const bases = apis.map((_, i) => `http://127.0.0.1:${o.port + i}`)
     const pushes = new ScalePushes()
-    const originatesBefore = sim.originateCount()
+    const originatesBefore = originates()
     const loadStarted = Date.now()
     say(
       `--- push load on ${bases.length} instances (${o.connections} connections each, ${o.batch} leads per request) and dialing, ${o.seconds} s`,
@@ -121,7 +152,7 @@ async function scaleRun(
     const loads = await phase('scale-out load', () => {
       step(
         () =>
-          `${pushes.pushed.length} oli_ids pushed, ${sim.originateCount() - originatesBefore} calls placed, ${Math.round((Date.now() - loadStarted) / 1000)} of ${o.seconds} s`,
+          `${pushes.pushed.length} oli_ids pushed, ${originates() - originatesBefore} calls placed, ${Math.round((Date.now() - loadStarted) / 1000)} of ${o.seconds} s`,
       )
       return Promise.all(
         bases.map((base) =>
@@ -137,15 +168,17 @@ async function scaleRun(
     })
     const rate = await rateLimit
     const seconds = (Date.now() - loadStarted) / 1000
-    const calls = sim.originateCount() - originatesBefore
+    const calls = originates() - originatesBefore
     for (const child of children)
       if (child.exited()) throw new Error(`${child.name} exited:\n${child.tail()}`)
     const rss = Object.fromEntries(children.map((c) => [c.name, c.peakRssMiB()]))
     const privateMiB = Object.fromEntries(children.map((c) => [c.name, c.peakMemory().anonMiB]))
     const byDialer = await attemptsByDialer(db.kysely)
     const lost = await lostLeads(db.kysely, pushes.pushed)
-    const worstPerNumber = worstConcurrentCallsPerNumber(sim)
-    const overlaps = agentOverlaps(sim)
+    const worstPerNumber = Math.max(...sims.map(worstConcurrentCallsPerNumber))
+    const overlaps = sims.reduce((n, sim) => n + agentOverlaps(sim), 0)
+    const otherPbx = callsForAnotherPbx(sims, pbxOf)
+    const acrossPbxs = o.pbxs > 1 ? await numbersOnTwoDialersAtOnce(db.kysely) : 0
 
     say()
     say('| instance | requests/s | leads/s | p50 ms | p99 ms | peak RSS MiB | private MiB |')
@@ -172,6 +205,8 @@ async function scaleRun(
       ...rate.problems.map((p) => `rate limit: ${p}`),
       ...(worstPerNumber > 1 ? [`double claim: a number had ${worstPerNumber} calls at once`] : []),
       ...(overlaps > 0 ? [`double booking: ${overlaps} overlapping calls on one agent`] : []),
+      ...(otherPbx > 0 ? [`wrong PBX: ${otherPbx} calls placed for another PBX's agent`] : []),
+      ...(acrossPbxs > 0 ? [`double claim across PBXs: ${acrossPbxs} numbers on two dialers at once`] : []),
       ...(lost.length > 0 ? [`lost leads: ${lost.length} (e.g. ${lost.slice(0, 5).join(', ')})`] : []),
     ]
     say(
@@ -180,6 +215,11 @@ async function scaleRun(
     say(
       `double claims: ${worstPerNumber > 1 ? 'YES' : 'none'} (most calls at once to one number: ${worstPerNumber}); agents on two calls at once: ${overlaps}`,
     )
+    if (o.pbxs > 1) {
+      say(
+        `PBXs: ${sims.map((sim, k) => `${pbxName(k)} ${sim.originateCount()} calls`).join(', ')}; calls for another PBX's agent: ${otherPbx}; numbers on two dialers at once: ${acrossPbxs}`,
+      )
+    }
     say(
       `lost leads: ${lost.length} of ${pushes.pushed.length} pushed oli_ids (checked against master and disposed)`,
     )
@@ -193,14 +233,14 @@ async function scaleRun(
     mkdirSync(dirname(out), { recursive: true })
     writeFileSync(
       out,
-      `${JSON.stringify({ startedAt: started.toISOString(), seconds, options: o, mariadb, loads, byDialer, calls, rss, privateMiB, rateLimit: rate, worstPerNumber, overlaps, lost: lost.length, pushed: pushes.pushed.length, failures }, null, 2)}\n`,
+      `${JSON.stringify({ startedAt: started.toISOString(), seconds, options: o, mariadb, loads, byDialer, calls, rss, privateMiB, rateLimit: rate, worstPerNumber, overlaps, otherPbx, acrossPbxs, lost: lost.length, pushed: pushes.pushed.length, failures }, null, 2)}\n`,
     )
     say(`figures written to ${o.out}`)
     if (failures.length > 0) process.exitCode = 1
   } finally {
     await Promise.all(children.map((c) => c.stop()))
     stopPanels()
-    await sim.close()
+    await Promise.all(sims.map((sim) => sim.close()))
   }
 }
 

@@ -91,7 +91,9 @@ forEachDialect(t, async (t, database) => {
         mode: { callback_mode: 'pool', timezone: 'Asia/Kolkata' },
         ami: { configured: true, connected: true, host: '127.0.0.1', port: sim.port },
         db: { ok: true, dialect: database.dialect },
-        dialers: [{ dialer_id: 'dialer-a', alive: true, active_calls: 3, details: { claims: 10 } }],
+        dialers: [
+          { dialer_id: 'dialer-a', pbx: 'default', alive: true, active_calls: 3, details: { claims: 10 } },
+        ],
         rnr_mail: { smtp_configured: false, queued: 0 },
       })
       t.type(body.ami.last_ping_ms, 'number')

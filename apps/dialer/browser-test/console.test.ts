@@ -109,6 +109,7 @@ function measure(dialerId: string) {
     selfMarked: self?.getAttribute('data-self') ?? null,
     selfCalls: cell('Calls')?.textContent ?? null,
     selfAmi: cell('AMI')?.textContent ?? null,
+    selfPbx: cell('PBX')?.textContent ?? null,
     headerAmi: textOf('#ami'),
     legend: all('#abandon-legend li').map((li) => ({
       id: li.getAttribute('id'),
@@ -197,6 +198,7 @@ async function checkConsole(t: Test, page: Page, calls: number): Promise<void> {
   )
   t.equal(`AMI ${m.selfAmi}`, m.headerAmi, `${at}: the dialers table and the header agree on the AMI link`)
   t.equal(m.selfMarked, 'true', `${at}: the dialers table marks the row of the dialer serving the page`)
+  t.equal(m.selfPbx, 'default', `${at}: the dialers table says which PBX the dialer serves`)
 
   // The abandon chart: a legend that names each mark, drawn as the chart draws it.
   t.match(

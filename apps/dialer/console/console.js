@@ -331,6 +331,7 @@ function renderDialers() {
       { 'data-dialer': d.dialerId, 'data-self': self ? 'true' : undefined },
       el('td', {}, d.dialerId, self ? el('span', { class: 'muted' }, ' (this console)') : ''),
       el('td', {}, `${d.hostname} (${d.pid})`),
+      el('td', {}, d.pbx ?? ''),
       el('td', {}, d.dialMode),
       el(
         'td',
@@ -350,7 +351,7 @@ function renderDialers() {
       el('td', { class: 'num' }, d.details?.pendingSettles ?? ''),
     )
   })
-  fill(document.querySelector('#dialers tbody'), rows, 10, 'No dialer has written a heartbeat.')
+  fill(document.querySelector('#dialers tbody'), rows, 11, 'No dialer has written a heartbeat.')
 }
 
 // --- charts (hand-drawn SVG: two small line charts do not need a charting library) ---------------

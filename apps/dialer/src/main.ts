@@ -84,6 +84,7 @@ try {
         db: db.kysely,
         live: () => dialer.liveState(),
         timezone: config.timezone,
+        pbx: config.pbxName,
         logger: logger.child({ component: 'console' }),
       }),
     ],

@@ -139,10 +139,17 @@ export class DialerMetrics {
   }
 
   /** Registers the gauges, read from `sources` at each scrape. */
-  watch(sources: GaugeSources, options: { predictive: boolean }): void {
+  watch(sources: GaugeSources, options: { predictive: boolean; pbx?: string }): void {
     const live = this.#oncePerScrape(() => sources.liveState())
     const queue = this.#oncePerScrape(() => sources.queue())
     const r = [this.registry]
+    // Always 1: the PBX this dialer serves (PBX_NAME), to group the other series by PBX.
+    new Gauge({
+      name: 'hold_dialer_dialer_pbx',
+      help: 'The PBX this dialer serves (PBX_NAME), as its label; always 1',
+      labelNames: ['pbx'] as const,
+      registers: r,
+    }).set({ pbx: options.pbx ?? 'default' }, 1)
     new Gauge({
       name: 'hold_dialer_dialer_agents',
       help: 'Agents on the roster by state (idle, ringing, talking, wrap-up, paused, resting, unavailable)',

@@ -23,6 +23,7 @@ t.test('help, --help, -h and no command print the usage on stdout and exit 0', a
     t.equal(r.err, '')
   }
   t.match(USAGE, /An extension is the agent's desk number: 1 to 20 digits/)
+  t.match(USAGE, /add <extension> <name> \[email\] \[--pbx NAME\]/, '--pbx is in the usage')
 })
 
 t.test('a bad command line exits 2 with a message, before opening the database', async (t) => {
@@ -43,6 +44,11 @@ t.test('a bad command line exits 2 with a message, before opening the database',
     [['remove', '1001'], /there is no remove: .*deactivate <extension>/],
     [['fire', '1001'], /unknown command "fire"/],
     [['list', '--bogus'], /Unknown option '--bogus'/],
+    [['add', '1001', 'Asha', '--pbx', 'east side'], /"east side" is not a PBX name/],
+    [['add', '1001', 'Asha', '--pbx', ''], /"" is not a PBX name/],
+    [['presence', '1001', 'ready', '--pbx', 'east'], /--pbx goes with list, add and demo, not presence/],
+    [['pbx', '1001'], /pbx needs <extension> <NAME>/],
+    [['pbx', '1001', 'a/b'], /"a\/b" is not a PBX name/],
   ]
   for (const [argv, message] of cases) {
     const r = await agents(NO_DATABASE, ...argv)
@@ -87,6 +93,23 @@ forEachDialect(t, async (t, database) => {
       all.map((r) => r.extension),
       ['1001'],
     )
+  })
+
+  t.test('--pbx: an agent of another PBX; list by PBX; pbx moves an agent', async (t) => {
+    const added = await agents(database.url, 'add', '1901', 'Eli', '--pbx', 'east')
+    t.equal(added.code, 0, added.err)
+    t.match(added.out, /added 1901 \(Eli\), active, presence offline, PBX east/)
+    t.match(await row('1901'), { pbx: 'east' }, 'the agent is on the east PBX')
+    t.match(await row('1001'), { pbx: 'default' }, 'an agent added without --pbx is on the default PBX')
+    const east = await agents(database.url, 'list', '--pbx', 'east')
+    t.equal(east.code, 0, east.err)
+    t.match(east.out, /^1901\tEli\t.*\tpbx=east\n1 agent\(s\)$/, 'list --pbx shows that PBX only')
+    const moved = await agents(database.url, 'pbx', '1901', 'west')
+    t.equal(moved.code, 0, moved.err)
+    t.equal(moved.out, '1901 is on PBX west')
+    t.match(await row('1901'), { pbx: 'west' })
+    t.equal((await agents(database.url, 'pbx', '1999', 'west')).code, 1, 'no such agent: exit 1')
+    await db.deleteFrom('dialer_employee').where('extension', '=', '1901').execute()
   })
 
   t.test('add: an extension already taken is refused by name, no database error text', async (t) => {

@@ -31,6 +31,16 @@ const requests: Record<string, ClaimRequest> = {
     pinnedAgentId: 7,
     pinnedFallback: { dueBefore: LATER, workingDueBefore: LATER },
   },
+  fallbackOfPbx: {
+    ...base,
+    pinnedAgentId: 7,
+    pinnedFallback: { dueBefore: NOW, workingDueBefore: NOW, pbx: 'east' },
+  },
+  fallbackOfOtherPbx: {
+    ...base,
+    pinnedAgentId: 7,
+    pinnedFallback: { dueBefore: LATER, workingDueBefore: LATER, pbx: 'west' },
+  },
   fallbackCallbacksOnly: {
     ...base,
     pinnedAgentId: 7,

@@ -273,6 +273,33 @@ forEachDialect(t, async (t, database) => {
     },
   )
 
+  t.test("with a PBX: that PBX's agents only; every dialer with the PBX it serves", async (t) => {
+    const west = Number(
+      (
+        await db
+          .insertInto('dialer_employee')
+          .values({ name: 'Wen', extension: '2901', email: null, presence: 'ready', pbx: 'west' })
+          .executeTakeFirstOrThrow()
+      ).insertId,
+    )
+    t.teardown(() => db.deleteFrom('dialer_employee').where('id', '=', west).execute())
+    const own = await readCenter(db, NOW, { timezone: ZONE, hours: 8, pbx: 'default' })
+    t.same(
+      own.agents.map((a) => a.name),
+      ['Asha'],
+      "the default PBX's console lists its agent only",
+    )
+    t.match(own.dialers, [{ dialerId: 'd1', pbx: 'default' }], 'a dialer row says which PBX it serves')
+    const theirs = await readCenter(db, NOW, { timezone: ZONE, hours: 8, pbx: 'west' })
+    t.same(
+      theirs.agents.map((a) => `${a.name} ${a.pbx}`),
+      ['Wen west'],
+      "the west PBX's console lists the west agent only",
+    )
+    const all = await readCenter(db, NOW, { timezone: ZONE, hours: 8 })
+    t.equal(all.agents.length, 2, 'without a PBX: every agent')
+  })
+
   t.test('routes: login, cookie, header auth, snapshot, event stream, shutdown', async (t) => {
     const fake = fakeLive()
     const app = Fastify()

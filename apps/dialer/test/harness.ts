@@ -53,6 +53,8 @@ export interface RigOptions {
   logger?: Logger
   /** The dialer's metrics (default: its own, without the process defaults). */
   metrics?: DialerMetrics
+  /** DIALER_ID (default `dialer-test`): two rigs on one database need two. */
+  dialerId?: string
 }
 
 export interface AmiTarget {
@@ -124,7 +126,7 @@ export async function rig(
       db: database.handle,
       ami,
       logger,
-      dialerId: 'dialer-test',
+      dialerId: options.dialerId ?? 'dialer-test',
       hostname: 'test-host',
       now: clock.now,
       ...(options.metrics ? { metrics: options.metrics } : {}),

@@ -58,3 +58,38 @@ export async function attemptsByDialer(db: Kysely<Database>): Promise<Record<str
     .execute()
   return Object.fromEntries(rows.map((r) => [r.dialer_id, Number(r.n)]))
 }
+
+/**
+ * Calls a PBX placed for an agent of another PBX (must be none): `pbxOf` gives each agent's PBX
+ * (its index in `sims`). Every sim has every desk, so such a call would be placed and show here.
+ */
+export function callsForAnotherPbx(sims: readonly PbxSim[], pbxOf: ReadonlyMap<string, number>): number {
+  let wrong = 0
+  sims.forEach((sim, k) => {
+    for (const c of sim.calls) {
+      if (c.agentExtension && c.bridgedAt !== null && pbxOf.get(c.agentExtension) !== k) wrong += 1
+    }
+  })
+  return wrong
+}
+
+/**
+ * Numbers two dialers had on a call at the same moment (by the attempts' real start and end times,
+ * so across PBXs, whose simulators keep clocks of their own): each with the most at once.
+ */
+export async function numbersOnTwoDialersAtOnce(db: Kysely<Database>): Promise<number> {
+  const rows = await db
+    .selectFrom('hold_dialer_call_attempts as a')
+    .innerJoin('hold_dialer_call_attempts as b', (join) =>
+      join
+        .onRef('a.phone_e164', '=', 'b.phone_e164')
+        .onRef('a.id', '<', 'b.id')
+        .onRef('a.dialer_id', '<>', 'b.dialer_id')
+        .onRef('b.started_at', '<', 'a.ended_at')
+        .onRef('a.started_at', '<', 'b.ended_at'),
+    )
+    .select('a.phone_e164')
+    .distinct()
+    .execute()
+  return rows.length
+}

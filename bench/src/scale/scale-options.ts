@@ -5,6 +5,11 @@ export interface ScaleOptions {
   apiInstances: number
   dialers: number
   agents: number
+  /**
+   * PBXs (pbx-sims): agents and dialers are shared out among them in turn (PBX_NAME `pbx-1`...);
+   * 1 is the one-PBX centre (no PBX_NAME set).
+   */
+  pbxs: number
   /** autocannon connections per API instance. */
   connections: number
   /** Leads per push request: half new, half already pushed. */
@@ -16,7 +21,7 @@ export interface ScaleOptions {
   smoke: boolean
 }
 
-export const SCALE_USAGE = `Usage: pnpm bench:scale [--duration 3m] [--connections 2] [--batch 20] [--agents 30]
+export const SCALE_USAGE = `Usage: pnpm bench:scale [--duration 3m] [--connections 2] [--batch 20] [--agents 30] [--pbxs 1]
   [--redis redis://127.0.0.1:6379] [--log-level warn] [--port 3200] [--out bench-results/scale.json] [--smoke]`
 
 export const SCALE_OPTIONS = {
@@ -24,6 +29,7 @@ export const SCALE_OPTIONS = {
   connections: { type: 'string' },
   batch: { type: 'string' },
   agents: { type: 'string' },
+  pbxs: { type: 'string' },
   redis: { type: 'string' },
   'log-level': { type: 'string' },
   port: { type: 'string' },
@@ -61,6 +67,7 @@ export function parseScaleOptions(argv: string[]): ScaleOptions {
     apiInstances: 2,
     dialers: 3,
     agents: positive('agents', values.agents, 30),
+    pbxs: positive('pbxs', values.pbxs, 1),
     connections: positive('connections', values.connections, 2),
     batch: positive('batch', values.batch, 20),
     redisUrl: values.redis ?? process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',

@@ -147,6 +147,11 @@ export const EnvConfigSchema = Type.Object({
   dialMode: oneOf(['progressive', 'predictive'], 'progressive'),
   // No default here: the dialer derives one from the host name and process id.
   dialerId: Type.Optional(text('1-64 characters without white space', { pattern: '^\\S{1,64}$' })),
+  /** The PBX this dialer serves: it claims only for that PBX's agents (`dialer_employee.pbx`). */
+  pbxName: text('1-64 letters, digits, dots, dashes or underscores', {
+    pattern: '^[A-Za-z0-9._-]{1,64}$',
+    default: 'default',
+  }),
   heartbeatSeconds: seconds(1, 5),
   amiPingSeconds: seconds(1, 10),
   amiActionTimeoutMs: Type.Integer({

@@ -99,6 +99,7 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('RESERVATION_TIMEOUT_SECONDS', ['reservationTimeoutSeconds'], asInteger),
   variable('DIAL_MODE', ['dialMode'], asText),
   variable('DIALER_ID', ['dialerId'], asText),
+  variable('PBX_NAME', ['pbxName'], asText),
   variable('HEARTBEAT_SECONDS', ['heartbeatSeconds'], asInteger),
   variable('AMI_PING_SECONDS', ['amiPingSeconds'], asInteger),
   variable('AMI_ACTION_TIMEOUT_MS', ['amiActionTimeoutMs'], asInteger),

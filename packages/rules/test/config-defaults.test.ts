@@ -32,6 +32,7 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['RESERVATION_TIMEOUT_SECONDS', 900],
   ['DIAL_MODE', 'progressive'],
   ['DIALER_ID', undefined],
+  ['PBX_NAME', 'default'],
   ['HEARTBEAT_SECONDS', 5],
   ['AMI_PING_SECONDS', 10],
   ['AMI_ACTION_TIMEOUT_MS', 5000],

@@ -57,6 +57,7 @@ const REFUSED: Array<[string, string, string]> = [
   ['RESERVATION_TIMEOUT_SECONDS', '0', 'an integer 1-2147483 (seconds)'],
   ['DIAL_MODE', 'preview', 'one of progressive, predictive'],
   ['DIALER_ID', 'dialer one', '1-64 characters without white space'],
+  ['PBX_NAME', 'east side', '1-64 letters, digits, dots, dashes or underscores'],
   ['HEARTBEAT_SECONDS', '9999999', 'an integer 1-2147483 (seconds)'],
   ['AMI_PING_SECONDS', 'ten', 'an integer 1-2147483 (seconds)'],
   ['AMI_ACTION_TIMEOUT_MS', '2147483648', 'an integer 1-2147483647 (milliseconds)'],

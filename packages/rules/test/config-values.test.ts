@@ -43,6 +43,7 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['RESERVATION_TIMEOUT_SECONDS', '60', 60],
   ['DIAL_MODE', 'predictive', 'predictive'],
   ['DIALER_ID', 'dialer-a:4242', 'dialer-a:4242'],
+  ['PBX_NAME', 'site-2.east_a', 'site-2.east_a'],
   ['HEARTBEAT_SECONDS', '1', 1],
   ['AMI_PING_SECONDS', '30', 30],
   ['AMI_ACTION_TIMEOUT_MS', '250', 250],

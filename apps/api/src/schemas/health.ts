@@ -40,6 +40,8 @@ export const HealthResponse = Type.Object({
       hostname: Type.String(),
       pid: Type.Integer(),
       dial_mode: Type.String(),
+      /** The PBX the dialer serves (its PBX_NAME). */
+      pbx: Type.String(),
       started_at: Type.String(),
       seen_at: Type.String(),
       alive: Type.Boolean(),

@@ -24,6 +24,8 @@ export interface ReleaseExpiredDeps {
   countUnknown: CountUnknown
   /** Claims of this process, being dialed or followed: never released here (calls/call-key.ts). */
   issued: IssuedClaims
+  /** The PBX this dialer serves (PBX_NAME): only its agents and its dialers' reservations are released. */
+  pbx: string
 }
 
 /**
@@ -34,12 +36,13 @@ export interface ReleaseExpiredDeps {
  * the PBX's channel list (AMI down) no lead is released this round. Each release is fenced by the
  * claim token read with it: a holder that came back and settled, or a new claim, wins.
  *
- * The PBX asked is this dialer's: dialers that share the database must share the PBX (docs/dialer.md,
- * "Several dialers").
+ * The PBX asked is this dialer's, so only reservations of dialers of the same PBX (by their heartbeat's
+ * `pbx`; a holder that never wrote one too) and holds of that PBX's agents are released here: another
+ * PBX's are left to its own dialers (docs/dialer.md, "Several PBXs").
  */
 export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
-  const { cutoff, rows } = await expiredReservations(d.db, d.now, d.timeoutSeconds)
-  const staleAgents = await hasStaleAgents(d.db, cutoff)
+  const { cutoff, rows } = await expiredReservations(d.db, d.now, d.timeoutSeconds, d.pbx)
+  const staleAgents = await hasStaleAgents(d.db, cutoff, d.pbx)
   const live = rows.length > 0 || staleAgents ? await liveLinkedIds(d) : undefined
   let released = 0
   let counted = 0
@@ -67,7 +70,11 @@ export async function releaseExpired(d: ReleaseExpiredDeps): Promise<void> {
   // and not released at all while the PBX cannot be asked.
   const agents =
     staleAgents && live
-      ? await releaseStaleAgents(d.db, { olderThan: cutoff, notHeldBy: await holdersOfLiveCalls(d, live) })
+      ? await releaseStaleAgents(d.db, {
+          olderThan: cutoff,
+          pbx: d.pbx,
+          notHeldBy: await holdersOfLiveCalls(d, live),
+        })
       : 0
   if (released + counted > 0) d.metrics.releases.inc({ kind: 'lead' }, released + counted)
   if (counted > 0) d.metrics.lostResults.inc(counted)

@@ -191,6 +191,11 @@ export function candidateStatement(req: ClaimRequest, part: Part, mode: ReadMode
     where.push(`${DUE_SINCE[part.category]} <= ?`)
     const fallback = req.pinnedFallback!
     params.push(toDbTime(part.category === 'callback' ? fallback.dueBefore : fallback.workingDueBefore!))
+    if (fallback.pbx !== undefined) {
+      // Pinned to an agent of this dialer's PBX (a primary-key look-up per candidate).
+      where.push('agent_id IN (SELECT e.id FROM dialer_employee e WHERE e.pbx = ?)')
+      params.push(fallback.pbx)
+    }
   }
   numberCapsWhere(req, where, params)
   if (req.customerZones) {
@@ -239,6 +244,7 @@ export function claimShape(req: ClaimRequest): string {
     req.onlyMine ? 'm' : '-',
     req.unpinnedOnly ? 'u' : '-',
     fallback ? (fallback.workingDueBefore === null ? 'f' : 'F') : '-',
+    fallback?.pbx !== undefined ? 'p' : '-',
     req.dialablePriorities.length,
     req.excludeIds?.length ?? 0,
     caps?.lastEndedBefore ? 'l' : '-',

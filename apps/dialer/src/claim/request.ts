@@ -26,8 +26,10 @@ export interface ClaimRequest {
    * PINNED_FALLBACK_MINUTES: leads pinned to another agent are claimable too, as if unpinned (the pin
    * is kept): callbacks due since `dueBefore` (wall clock), Pending leads and retries due since
    * `workingDueBefore` (that much working time ago; null: the windows kept lately hold less).
+   * With `pbx` (PBX_NAME), only leads pinned to agents of that PBX: a pinned lead is dialed only by
+   * its agent's PBX, even overdue.
    */
-  pinnedFallback?: { dueBefore: Date; workingDueBefore: Date | null }
+  pinnedFallback?: { dueBefore: Date; workingDueBefore: Date | null; pbx?: string }
   /**
    * CALLING_HOURS: only leads whose stored `customer_tz` is one of `callable` (values the dialer found
    * inside the calling window right now), and leads with none when `unzonedCallable`. Absent: no limit.

@@ -36,6 +36,7 @@ export function claimRules(config: Config, now: Date, stored?: StoredZones): Cla
     rules.pinnedFallback = {
       dueBefore: new Date(now.getTime() - fallback * 60_000),
       workingDueBefore: workingTimeBack(now, fallback, config.hours),
+      pbx: config.pbxName,
     }
   }
   const window = config.customerHours

@@ -13,8 +13,11 @@ import { runOperatorCli } from './operator-cli.js'
  * trials. Output goes to stdout for the operator at the terminal, errors to stderr.
  */
 export const USAGE = `usage: pnpm agents <command> [arguments]
-  list                              show every agent and whether it can take calls
-  add <extension> <name> [email]    add an agent (active, presence offline)
+  list [--pbx NAME]                 show every agent (or those of one PBX) and whether it can take calls
+  add <extension> <name> [email] [--pbx NAME]
+                                    add an agent (active, presence offline) on PBX NAME (default
+                                    \`default\`: the dialers whose PBX_NAME is NAME dial for it)
+  pbx <extension> <NAME>            move the agent to PBX NAME (its next calls come from that PBX)
   presence <extension> ready|paused|offline
                                     set the agent's presence by hand
   panel <extension>                 mark the agent's panel as seen now
@@ -23,17 +26,30 @@ export const USAGE = `usage: pnpm agents <command> [arguments]
                                     never from the command line
   deactivate <extension>            stop dialing for the agent (kept, with its history)
   activate <extension>              let a deactivated agent take calls again
-  demo <extension> [extension...]   make these agents ready (adding those missing) and keep their
-                                    panels alive until Ctrl-C
+  demo <extension> [extension...] [--pbx NAME]
+                                    make these agents ready (adding those missing, on PBX NAME) and
+                                    keep their panels alive until Ctrl-C
   help, --help, -h                  this text (also printed with no command)
 
-An extension is the agent's desk number: 1 to 20 digits (0-9), e.g. 1001.
+An extension is the agent's desk number: 1 to 20 digits (0-9), e.g. 1001; it names one agent
+across every PBX. A PBX name is 1 to 64 letters, digits, dots, dashes or underscores.
 Uses DATABASE_URL (default sqlite:./data/dialer.sqlite).
 Exit 0: done; 1: the database refused (e.g. no such agent, extension taken); 2: bad command line.`
 
 /** What an extension is for this CLI: the digits the desk is dialed by. */
 const EXTENSION = /^[0-9]{1,20}$/
 const PRESENCES = ['ready', 'paused', 'offline'] as const
+/** A PBX name, as PBX_NAME takes it. */
+const PBX = /^[A-Za-z0-9._-]{1,64}$/
+const DEFAULT_PBX = 'default'
+
+function pbxArg(raw: string): string {
+  if (!PBX.test(raw))
+    throw new UsageError(
+      `${JSON.stringify(raw)} is not a PBX name: 1 to 64 letters, digits, dots, dashes or underscores`,
+    )
+  return raw
+}
 const NAME_MAX = 150
 const EMAIL_MAX = 254
 
@@ -132,13 +148,13 @@ function alreadyExists(extension: string, existing: { name: string; is_active: n
 }
 
 async function addAgent(db: Kysely<Database>, agent: NewAgent, io: AgentsIo): Promise<void> {
-  const { extension, name, email } = agent
+  const { extension, name, email, pbx } = agent
   const existing = await findAgent(db, extension)
   if (existing) throw alreadyExists(extension, existing)
   try {
     await db
       .insertInto('dialer_employee')
-      .values({ name, extension, email, panel_seen_at: null, wrap_until: null })
+      .values({ name, extension, email, panel_seen_at: null, wrap_until: null, pbx })
       .execute()
   } catch (error) {
     // Added by someone else between the look-up and the insert.
@@ -146,7 +162,7 @@ async function addAgent(db: Kysely<Database>, agent: NewAgent, io: AgentsIo): Pr
     const winner = await findAgent(db, extension)
     throw winner ? alreadyExists(extension, winner) : error
   }
-  io.out(`added ${extension} (${name}), active, presence offline`)
+  io.out(`added ${extension} (${name}), active, presence offline${pbx === DEFAULT_PBX ? '' : `, PBX ${pbx}`}`)
 }
 
 async function setActive(db: Kysely<Database>, extension: string, active: boolean, io: AgentsIo) {
@@ -176,10 +192,15 @@ async function setPin(db: Kysely<Database>, extension: string, io: AgentsIo): Pr
   io.out(`${extension} (${existing.name}): PIN set; the agent's open sessions are signed out`)
 }
 
-async function upsertReady(db: Kysely<Database>, extension: string): Promise<void> {
+async function upsertReady(db: Kysely<Database>, extension: string, pbx: string | undefined): Promise<void> {
   const now = toDbTime(new Date())
   if (await findAgent(db, extension)) {
-    await setFields(db, extension, { presence: 'ready', is_active: 1, panel_seen_at: now })
+    await setFields(db, extension, {
+      presence: 'ready',
+      is_active: 1,
+      panel_seen_at: now,
+      ...(pbx === undefined ? {} : { pbx }),
+    })
     return
   }
   await db
@@ -191,12 +212,18 @@ async function upsertReady(db: Kysely<Database>, extension: string): Promise<voi
       presence: 'ready',
       panel_seen_at: now,
       wrap_until: null,
+      pbx: pbx ?? DEFAULT_PBX,
     })
     .execute()
 }
 
-async function demo(db: Kysely<Database>, extensions: string[], io: AgentsIo): Promise<void> {
-  for (const ext of extensions) await upsertReady(db, ext)
+async function demo(
+  db: Kysely<Database>,
+  extensions: string[],
+  pbx: string | undefined,
+  io: AgentsIo,
+): Promise<void> {
+  for (const ext of extensions) await upsertReady(db, ext, pbx)
   io.out(`agents ${extensions.join(', ')} ready; keeping their panels alive (Ctrl-C to stop)`)
   await new Promise<void>((resolve) => {
     const timer = setInterval(() => {
@@ -219,9 +246,10 @@ interface NewAgent {
   extension: string
   name: string
   email: string | null
+  pbx: string
 }
 
-function parseAdd(args: string[]): NewAgent {
+function parseAdd(args: string[], pbx: string | undefined): NewAgent {
   const [rawExtension, rawName, rawEmail, ...rest] = args
   if (rawExtension === undefined || rawName === undefined)
     throw new UsageError('add needs <extension> <name>')
@@ -233,44 +261,57 @@ function parseAdd(args: string[]): NewAgent {
   const email = rawEmail?.trim() || null
   if (email !== null && (email.length > EMAIL_MAX || !/^[^\s@]+@[^\s@]+$/.test(email)))
     throw new UsageError(`add: ${JSON.stringify(rawEmail)} is not an email address`)
-  return { extension, name, email }
+  return { extension, name, email, pbx: pbx ?? DEFAULT_PBX }
 }
 
 /** The command line checked before the database is opened: a bad one changes nothing. */
 type Command =
   | { kind: 'help' }
-  | { kind: 'list' }
+  | { kind: 'list'; pbx?: string }
   | ({ kind: 'add' } & NewAgent)
   | { kind: 'presence'; extension: string; presence: (typeof PRESENCES)[number] }
   | { kind: 'panel'; extension: string }
   | { kind: 'set-pin'; extension: string }
   | { kind: 'activate' | 'deactivate'; extension: string }
-  | { kind: 'demo'; extensions: string[] }
+  | { kind: 'demo'; extensions: string[]; pbx?: string }
+  | { kind: 'pbx'; extension: string; pbx: string }
 
 function parseCommand(argv: string[]): Command {
   let positionals: string[]
   let help: boolean | undefined
+  let pbxOption: string | undefined
   try {
     const parsed = parseArgs({
       // `pnpm agents -- list` passes the `--` on.
       args: argv[0] === '--' ? argv.slice(1) : argv,
-      options: { help: { type: 'boolean', short: 'h' } },
+      options: { help: { type: 'boolean', short: 'h' }, pbx: { type: 'string' } },
       allowPositionals: true,
       strict: true,
     })
     positionals = parsed.positionals
     help = parsed.values.help
+    pbxOption = parsed.values.pbx
   } catch (error) {
     throw new UsageError((error as Error).message)
   }
   const [command, ...args] = positionals
   if (help || command === undefined || command === 'help') return { kind: 'help' }
+  const pbx = pbxOption === undefined ? undefined : pbxArg(pbxOption)
+  if (pbx !== undefined && !['list', 'add', 'demo'].includes(command))
+    throw new UsageError(`--pbx goes with list, add and demo, not ${command}`)
   switch (command) {
     case 'list':
       noMore('list', args)
-      return { kind: 'list' }
+      return pbx === undefined ? { kind: 'list' } : { kind: 'list', pbx }
     case 'add':
-      return { kind: 'add', ...parseAdd(args) }
+      return { kind: 'add', ...parseAdd(args, pbx) }
+    case 'pbx': {
+      const [extension, name, ...rest] = args
+      if (extension === undefined || name === undefined) throw new UsageError('pbx needs <extension> <NAME>')
+      const ext = extensionArg('pbx', extension)
+      noMore('pbx', rest)
+      return { kind: 'pbx', extension: ext, pbx: pbxArg(name) }
+    }
     case 'presence': {
       const [extension, presence, ...rest] = args
       if (extension === undefined || presence === undefined)
@@ -292,7 +333,11 @@ function parseCommand(argv: string[]): Command {
     }
     case 'demo':
       if (args.length === 0) throw new UsageError('demo needs at least one <extension>')
-      return { kind: 'demo', extensions: args.map((a) => extensionArg('demo', a)) }
+      return {
+        kind: 'demo',
+        extensions: args.map((a) => extensionArg('demo', a)),
+        ...(pbx === undefined ? {} : { pbx }),
+      }
     case 'remove':
       throw new UsageError('there is no remove: agents are kept; `deactivate <extension>` stops their calls')
     default:
@@ -316,10 +361,12 @@ export async function runAgentsCli(argv: string[], url: string, io: AgentsIo = p
       const db = handle.kysely
       switch (command.kind) {
         case 'list': {
-          const rows = await db.selectFrom('dialer_employee').selectAll().orderBy('extension').execute()
+          let q = db.selectFrom('dialer_employee').selectAll().orderBy('extension')
+          if (command.pbx !== undefined) q = q.where('pbx', '=', command.pbx)
+          const rows = await q.execute()
           for (const r of rows) {
             io.out(
-              `${r.extension ?? '-'}\t${r.name}\t${r.is_active === 1 ? 'active' : 'deactivated'}\tpresence=${r.presence}\tpanel=${r.panel_seen_at ?? 'never'}\ton_call=${r.on_call_by ?? '-'}`,
+              `${r.extension ?? '-'}\t${r.name}\t${r.is_active === 1 ? 'active' : 'deactivated'}\tpresence=${r.presence}\tpanel=${r.panel_seen_at ?? 'never'}\ton_call=${r.on_call_by ?? '-'}\tpbx=${r.pbx}`,
             )
           }
           io.out(`${rows.length} agent(s)`)
@@ -349,7 +396,11 @@ export async function runAgentsCli(argv: string[], url: string, io: AgentsIo = p
           await setActive(db, command.extension, command.kind === 'activate', io)
           break
         case 'demo':
-          await demo(db, command.extensions, io)
+          await demo(db, command.extensions, command.pbx, io)
+          break
+        case 'pbx':
+          await setFields(db, command.extension, { pbx: command.pbx })
+          io.out(`${command.extension} is on PBX ${command.pbx}`)
           break
       }
     },

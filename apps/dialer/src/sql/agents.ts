@@ -1,8 +1,11 @@
 import type { Database } from '@hold-dialer/db'
 import type { Kysely } from 'kysely'
 
-/** The roster as the dialer needs it: who may take calls, by DB state (the device state comes from AMI). */
-export async function loadRoster(db: Kysely<Database>) {
+/**
+ * The roster as the dialer needs it: who may take calls, by DB state (the device state comes from AMI).
+ * Only the agents of the dialer's own PBX (`pbx`, PBX_NAME): the others' desks are on another PBX.
+ */
+export async function loadRoster(db: Kysely<Database>, pbx: string) {
   return db
     .selectFrom('dialer_employee')
     .select([
@@ -17,6 +20,7 @@ export async function loadRoster(db: Kysely<Database>) {
       'on_call_by',
     ])
     .where('extension', 'is not', null)
+    .where('pbx', '=', pbx)
     .execute()
 }
 export type RosterRow = Awaited<ReturnType<typeof loadRoster>>[number]

@@ -10,12 +10,14 @@ export type DueByZone = Array<{ zone: string | null; leads: number }>
  * come, a callback whose time has come), by `customer_tz`: what "why is nothing dialed" reads when
  * agents are ready and the claim found nothing, to tell leads waiting for their customers' hours from
  * no lead at all. Each part is a range of a claim index; it runs only while the dialer is idle, and
- * at most every few seconds (idle/idle-report.ts).
+ * at most every few seconds (idle/idle-report.ts). Leads pinned to another PBX's agents are not this
+ * dialer's to dial and are not counted (`pbx`, PBX_NAME).
  */
 export async function dueByZone(
   db: Kysely<Database>,
   now: Date,
   priorities: readonly number[],
+  pbx: string,
 ): Promise<DueByZone> {
   if (priorities.length === 0) return []
   const at = toDbTime(now)
@@ -25,6 +27,12 @@ export async function dueByZone(
       .select((eb) => ['customer_tz', eb.fn.countAll<number | string>().as('leads')])
       .where('isReserved', '=', 0)
       .where('priority_id', 'in', [...priorities])
+      .where((eb) =>
+        eb.or([
+          eb('agent_id', 'is', null),
+          eb('agent_id', 'in', eb.selectFrom('dialer_employee').select('id').where('pbx', '=', pbx)),
+        ]),
+      )
       .groupBy('customer_tz')
   const rows = await base()
     .where('dial_status', '=', 'Pending')

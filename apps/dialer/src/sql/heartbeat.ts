@@ -12,6 +12,7 @@ const UPDATED = [
   'hostname',
   'pid',
   'dial_mode',
+  'pbx',
   'started_at',
   'seen_at',
   'ami_state',

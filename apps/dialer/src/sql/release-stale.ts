@@ -67,13 +67,29 @@ export async function releaseReservation(
  * Reservations older than the timeout, whoever holds them. A live dialer refreshes `reserved_at` of its
  * calls with every heartbeat, so only a dead dialer's reservations age past it.
  */
-export async function expiredReservations(db: Kysely<Database>, now: Date, timeoutSeconds: number) {
+export async function expiredReservations(
+  db: Kysely<Database>,
+  now: Date,
+  timeoutSeconds: number,
+  pbx: string,
+) {
   const cutoff = toDbTime(new Date(now.getTime() - timeoutSeconds * 1000))
   const rows = await db
     .selectFrom('hold_dialer_master_data')
     .select(['id', 'reserved_by', 'claim_token'])
     .where('isReserved', '=', 1)
     .where('reserved_at', '<', cutoff)
+    // Not those of a dialer of another PBX: whether their call is live can be asked only of its PBX.
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('hold_dialer_heartbeat as h')
+            .select('h.dialer_id')
+            .whereRef('h.dialer_id', '=', 'hold_dialer_master_data.reserved_by')
+            .where('h.pbx', '<>', pbx),
+        ),
+      ),
+    )
     .limit(500)
     .execute()
   return {
@@ -82,11 +98,15 @@ export async function expiredReservations(db: Kysely<Database>, now: Date, timeo
   }
 }
 
-/** Whether any agent is held on a call since before `olderThan` (its holder stopped refreshing it). */
-export async function hasStaleAgents(db: Kysely<Database>, olderThan: string): Promise<boolean> {
+/**
+ * Whether any agent of `pbx` is held on a call since before `olderThan` (its holder stopped refreshing
+ * it). Another PBX's agents are left to that PBX's dialers, which can ask it for their calls.
+ */
+export async function hasStaleAgents(db: Kysely<Database>, olderThan: string, pbx: string): Promise<boolean> {
   const row = await db
     .selectFrom('dialer_employee')
     .select('id')
+    .where('pbx', '=', pbx)
     .where('on_call_by', 'is not', null)
     .where('on_call_since', '<', olderThan)
     .limit(1)
@@ -118,12 +138,13 @@ export async function holdersOfLeads(db: Kysely<Database>, leadIds: number[]): P
  */
 export async function releaseStaleAgents(
   db: Kysely<Database>,
-  options: { olderThan?: string; heldBy?: string; except?: number[]; notHeldBy?: string[] },
+  options: { olderThan?: string; heldBy?: string; except?: number[]; notHeldBy?: string[]; pbx?: string },
 ) {
   let q = db
     .updateTable('dialer_employee')
     .set({ on_call_by: null, on_call_since: null })
     .where('on_call_by', 'is not', null)
+  if (options.pbx !== undefined) q = q.where('pbx', '=', options.pbx)
   if (options.olderThan) q = q.where('on_call_since', '<', options.olderThan)
   if (options.heldBy) q = q.where('on_call_by', '=', options.heldBy)
   if (options.except && options.except.length > 0) q = q.where('id', 'not in', options.except)

@@ -27,6 +27,8 @@ export interface EmployeeTable {
   pause_reason: Generated<string | null>
   /** UTC: since when `presence` (and `pause_reason`) holds, as the agent interface set it. */
   presence_since: Generated<string | null>
+  /** The PBX the agent's desk is on (`PBX_NAME` of the dialers that serve it); `default` in a one-PBX centre. */
+  pbx: Generated<string>
 }
 
 export type Employee = Selectable<EmployeeTable>

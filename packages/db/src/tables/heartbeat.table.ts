@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely'
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely'
 
 /** `hold_dialer_heartbeat`: one row per dialer daemon, refreshed every few seconds. */
 export interface HeartbeatTable {
@@ -13,6 +13,8 @@ export interface HeartbeatTable {
   active_calls: number
   /** JSON text with further figures (claims, settles, governor state). */
   details: string | null
+  /** The PBX this dialer serves (`PBX_NAME`). */
+  pbx: Generated<string>
 }
 
 export type Heartbeat = Selectable<HeartbeatTable>

@@ -40,12 +40,15 @@ export interface CenterSnapshot {
     wrapUntil: string | null
     onCallBy: string | null
     onCallSince: string | null
+    pbx: string
   }[]
   dialers: {
     dialerId: string
     hostname: string
     pid: number
     dialMode: string
+    /** The PBX it serves (PBX_NAME). */
+    pbx: string
     startedAt: string
     seenAt: string
     ageSeconds: number
@@ -69,6 +72,8 @@ export interface CenterQueryOptions {
   timezone: string
   /** Hours of abandon-rate history in the chart. */
   hours: number
+  /** Only the agents of this PBX (the dialer's PBX_NAME): the others are dialed by other dialers. */
+  pbx?: string
 }
 
 const iso = (stored: string | Date | null): string | null =>
@@ -86,8 +91,10 @@ export async function readCenter(
     todaysOutcomes(db, since),
     db.selectFrom('hold_dialer_priority').select(['id', 'name', 'is_dialable']).orderBy('id').execute(),
     queueCounts(db, now),
-    db
-      .selectFrom('dialer_employee')
+    (options.pbx === undefined
+      ? db.selectFrom('dialer_employee')
+      : db.selectFrom('dialer_employee').where('pbx', '=', options.pbx)
+    )
       .select([
         'id',
         'name',
@@ -98,6 +105,7 @@ export async function readCenter(
         'wrap_until',
         'on_call_by',
         'on_call_since',
+        'pbx',
       ])
       .orderBy('name')
       .orderBy('id')
@@ -130,6 +138,7 @@ export async function readCenter(
       wrapUntil: iso(a.wrap_until),
       onCallBy: a.on_call_by,
       onCallSince: iso(a.on_call_since),
+      pbx: a.pbx,
     })),
     dialers: dialers.map((d) => {
       const seen = fromDbTime(d.seen_at)
@@ -138,6 +147,7 @@ export async function readCenter(
         hostname: d.hostname,
         pid: Number(d.pid),
         dialMode: d.dial_mode,
+        pbx: d.pbx,
         startedAt: fromDbTime(d.started_at).toISOString(),
         seenAt: seen.toISOString(),
         ageSeconds: Math.max(0, Math.round((now.getTime() - seen.getTime()) / 1000)),

@@ -37,6 +37,8 @@ export interface ConsoleOptions {
   live: () => ConsoleLive
   /** The centre's time zone (TIMEZONE): "today" is its calendar day. */
   timezone: string
+  /** The PBX this dialer serves (PBX_NAME): the console lists that PBX's agents; absent, all. */
+  pbx?: string
   logger: Logger
   now?: () => Date
   /** Hours of history in the charts (default 8). */
@@ -88,7 +90,12 @@ export async function consolePlugin(app: FastifyInstance, options: ConsoleOption
   const sessions = new ConsoleSessions(timing.sessionMs)
   const hub = new ConsoleHub({
     live: options.live,
-    center: () => readCenter(options.db, now(), { timezone: options.timezone, hours }),
+    center: () =>
+      readCenter(options.db, now(), {
+        timezone: options.timezone,
+        hours,
+        ...(options.pbx === undefined ? {} : { pbx: options.pbx }),
+      }),
     logger: options.logger,
     livePollMs: timing.livePollMs,
     centerPollMs: timing.centerPollMs,
