@@ -1,6 +1,6 @@
 import { Cause, ChannelState } from '../causes.js'
 import { parseCallerId } from '../model/callerid.js'
-import type { Channel } from '../model/channel.js'
+import { type Channel, channelFields } from '../model/channel.js'
 import { normalizeNumber, parseDialString } from '../model/dialstring.js'
 import { joinBridge } from './bridges.js'
 import type { PbxCore } from './engine.js'
@@ -68,9 +68,48 @@ export function runDialplan(
   ch.exten = exten
   ch.priority = 1
   if (context === core.config.customerContext) dialCustomer(core, ch, normalizeNumber(exten), timeout)
-  else if (context === core.config.holdContext) hold(core, ch)
+  else if (context === core.config.holdContext) holdContext(core, ch)
   else if (core.isAgent(exten)) dialAgent(core, ch, exten)
   else park(core, ch)
+}
+
+/** AMDCAUSE as AMD() writes it with its stock settings (apps/app_amd.c). */
+const AMD_CAUSE: Record<string, (ms: number) => string> = {
+  HUMAN: () => 'HUMAN-800-800',
+  MACHINE: () => 'LONGGREETING-1500-1500',
+  NOTSURE: (ms) => `TOOLONG-${ms}`,
+}
+
+/**
+ * The shipped HOLD_CONTEXT: with HD_AMD set (the dialer's AMD setting), AMD() listens first and the
+ * verdict goes out as `UserEvent: HoldDialerAmd` with Status and Cause, from the customer's channel;
+ * a MACHINE is hung up (cause 16) unless HD_AMD is `record`. Then, or at once, the customer holds.
+ */
+function holdContext(core: PbxCore, ch: Channel): void {
+  const mode = ch.vars.get('HD_AMD') ?? ''
+  if (mode === '' || ch.role !== 'customer') {
+    hold(core, ch)
+    return
+  }
+  const verdict = ch.plan?.amd ?? { status: 'HUMAN', seconds: 2 }
+  ch.application = 'AMD'
+  ch.applicationData = ''
+  // A person may hang up while AMD listens.
+  startPatience(core, ch)
+  core.after(ch, verdict.seconds, () => {
+    core.emitUser('UserEvent', [
+      ...channelFields(ch),
+      ['UserEvent', 'HoldDialerAmd'],
+      ['Status', verdict.status],
+      ['Cause', AMD_CAUSE[verdict.status]?.(Math.round(verdict.seconds * 1000)) ?? ''],
+    ])
+    if (verdict.status === 'MACHINE' && mode === 'hangup') {
+      core.log.setOutcome(ch.call, 'machine')
+      core.hangup(ch, Cause.NormalClearing, 'system')
+      return
+    }
+    hold(core, ch)
+  })
 }
 
 export function hold(core: PbxCore, ch: Channel): void {
