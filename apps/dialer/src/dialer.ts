@@ -206,6 +206,7 @@ export class Dialer {
     this.#calls = new CallTracker(this.#now, (call, result) => this.#onFinished(call, result), {
       onAnswered: (call) => this.#predictive?.onAnswered(call),
       onAgentLegFailed: (call, status) => this.#predictive?.onAgentLegFailed(call, status),
+      onAmd: (call) => this.#predictive?.onAmd(call),
       onProgress: (call, phase) => {
         logCallPhase(deps.logger, call, phase, this.#now())
         if (phase === 'customer answered') this.#noteAnswer(call)
@@ -244,6 +245,7 @@ export class Dialer {
       dialMode: deps.config.dialMode,
       policy: deps.config.retryPolicy,
       abandonRetrySeconds: deps.config.abandonRetrySeconds,
+      amdRetrySeconds: deps.config.amd.retrySeconds,
       wrapSeconds: deps.config.wrapSeconds,
       rnrMailTo: deps.config.smtp.to,
       now: this.#now,
@@ -720,7 +722,8 @@ export class Dialer {
     const ended = result.endedAt.getTime()
     if (connected !== undefined)
       this.metrics.talkSeconds.observe({ mode }, Math.max(0, ended - connected) / 1000)
-    if (mode === 'predictive') {
+    // A machine AMD hung up never waited for an agent.
+    if (mode === 'predictive' && result.outcome !== 'Machine') {
       this.metrics.holdSeconds.observe(
         { result: connected === undefined ? 'abandoned' : 'connected' },
         Math.max(0, (connected ?? ended) - answered) / 1000,

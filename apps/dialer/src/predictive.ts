@@ -1,9 +1,18 @@
 import { AmiActionError, type AmiClient } from '@hold-dialer/ami'
 import { type Database, type Db, withTransaction } from '@hold-dialer/db'
-import { type Config, isWithinWorkingHours, type PacingDecision, pacing } from '@hold-dialer/rules'
+import {
+  type AmdWindowTotals,
+  amdGoesToAgent,
+  type Config,
+  governedWindow,
+  isWithinWorkingHours,
+  type PacingDecision,
+  pacing,
+} from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Agent, AgentTracker } from './agents/agent-tracker.js'
+import { amdOn } from './calls/amd.js'
 import type { IssuedClaims } from './calls/call-key.js'
 import { logCallPhase } from './calls/call-progress.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
@@ -69,6 +78,8 @@ export interface GovernorSnapshot {
   window: string
   answered: number
   abandoned: number
+  /** Calls AMD hung up as machines in the window (a share of them is in `answered` and `abandoned`). */
+  machines: number
   rate: number
   budget: number
   dialLevel: number
@@ -93,7 +104,7 @@ export class PredictiveEngine {
   readonly #delays: number[] = []
   /** Abandoned or not, for this dialer's most recent answered calls (the pacing's recent rate). */
   readonly #recent: boolean[] = []
-  #window = { answered: 0, abandoned: 0 }
+  #window: AmdWindowTotals = { answered: 0, abandoned: 0, machines: 0 }
   #windowReadAt = 0
   #last: PacingDecision | undefined
   #bridging: Promise<void> = Promise.resolve()
@@ -102,13 +113,20 @@ export class PredictiveEngine {
     this.#c = ctx
   }
 
+  /** The window as the governor counts it: people, plus the configured share of machines hung up. */
+  #governed(): { answered: number; abandoned: number } {
+    return governedWindow(this.#window, this.#c.config.amd.machineAbandonShare)
+  }
+
   snapshot(): GovernorSnapshot {
     const d = this.#last
+    const w = this.#governed()
     return {
       window: this.#c.config.abandonWindow,
-      answered: this.#window.answered,
-      abandoned: this.#window.abandoned,
-      rate: this.#window.answered === 0 ? 0 : this.#window.abandoned / this.#window.answered,
+      answered: w.answered,
+      abandoned: w.abandoned,
+      machines: this.#window.machines,
+      rate: w.answered === 0 ? 0 : w.abandoned / w.answered,
       budget: d?.budget ?? 0,
       dialLevel: d?.dialLevel ?? 1,
       answerRate: this.#answerRate(),
@@ -178,7 +196,7 @@ export class PredictiveEngine {
       // a trunk that creates no channel is dialed again at every round meanwhile.
       inFlight: this.#inFlight() + this.#failing(),
       answerRate: this.#answerRate(),
-      window: this.#window,
+      window: this.#governed(),
       recent: { answered: this.#recent.length, abandoned: this.#recent.filter(Boolean).length },
       abandonRateMax: this.#c.config.abandonRateMax,
       maxDialLevel: this.#c.config.maxDialLevel,
@@ -278,6 +296,36 @@ export class PredictiveEngine {
    * the quick no-answers outnumber it and halved the measured rate), and join the queue for an agent.
    */
   onAnswered(call: TrackedCall): void {
+    // With AMD the customer is queued once the dialplan's verdict says a person (onAmd). A call of a
+    // previous run is queued at once: its verdict, if any, was sent before this process listened.
+    if (amdOn(this.#c.config.amd) && !call.amd && !call.adopted) {
+      logCallPhase(this.#c.logger, call, 'detecting', this.#c.now())
+      return
+    }
+    this.#queueAnswered(call)
+  }
+
+  /**
+   * AMD()'s verdict on an answered customer. A person (HUMAN, NOTSURE, or no verdict) is counted as an
+   * answer and queued for an agent; a machine is left to the dialplan, which hangs it up, and counts
+   * as a line nobody answered, so pacing learns the rate at which people answer. In record-only
+   * mode every verdict goes on to an agent.
+   */
+  onAmd(call: TrackedCall): void {
+    const verdict = call.amd
+    if (!verdict || !call.answeredAt || call.machine) return
+    this.#c.metrics?.amdVerdicts.inc({ status: verdict.status || 'none' })
+    this.#c.metrics?.amdSeconds.observe(verdict.ms / 1000)
+    if (amdGoesToAgent(verdict.status, this.#c.config.amd.recordOnly)) {
+      if (!this.#waiting.includes(call) && !call.redirected) this.#queueAnswered(call)
+      return
+    }
+    call.machine = true
+    this.#sample(false)
+    logCallPhase(this.#c.logger, call, 'answering machine', this.#c.now(), { amdCause: verdict.cause })
+  }
+
+  #queueAnswered(call: TrackedCall): void {
     if (call.answeredAt) {
       this.#sample(true)
       this.#delays.push(Math.max(0, call.answeredAt.getTime() - call.startedAt.getTime()) / 1000)
@@ -445,6 +493,11 @@ export class PredictiveEngine {
   onFinished(call: TrackedCall, result: CallResult): AnsweredCount | undefined {
     this.#drop(call)
     if (result.outcome === 'Failed') return undefined
+    if (result.outcome === 'Machine' && call.answeredAt) {
+      // Not an answered call: the governor counts AMD_MACHINE_ABANDON_SHARE of these when it reads.
+      this.#window.machines += 1
+      return { at: call.answeredAt, abandoned: false, machine: true }
+    }
     if (!call.answeredAt) {
       if (result.answeredAt === null) this.#sample(false)
       return undefined

@@ -1,6 +1,7 @@
 import { callerId, type DialFormat } from '@hold-dialer/rules'
 import type { Agent } from '../agents/agent-tracker.js'
 import type { ClaimedLead } from '../claim/claim.js'
+import { type AmdSettings, amdVariables } from './amd.js'
 import { customerChannel, customerNumber } from './customer-number.js'
 
 export interface OriginateSettings {
@@ -20,6 +21,8 @@ export interface PredictiveOriginateSettings {
   ringTimeoutSeconds: number
   dialerId: string
   outboundCallerId?: string | undefined
+  /** AMD and its parameters: turned on in HOLD_CONTEXT through channel variables (calls/amd.ts). */
+  amd?: AmdSettings | undefined
 }
 
 /** `PJSIP/{extension}` -> `PJSIP/1001`. */
@@ -102,6 +105,7 @@ export function predictiveOriginate(
       HD_OLI_ID: lead.oli_id,
       HD_DIALER: s.dialerId,
       HD_CUSTOMER_ID: customerCallerId(lead),
+      ...amdVariables(s.amd),
     },
   }
 }

@@ -1,0 +1,150 @@
+import { forEachDialect } from '@hold-dialer/db/testing'
+import t from 'tap'
+import { harness, lead } from './harness.js'
+
+// Answering machine detection in predictive mode, on pbx-sim: the shipped HOLD_CONTEXT's AMD() and its
+// HoldDialerAmd UserEvent as the simulator plays them (packages/pbx-sim), the real dialer and database.
+const AMD = { DIAL_MODE: 'predictive', HOLD_TIMEOUT_SECONDS: '30', AMD: 'predictive' }
+
+forEachDialect(t, async (t, database) => {
+  const stats = async () =>
+    database.handle.kysely
+      .selectFrom('hold_dialer_abandon_stats')
+      .select((eb) => [
+        eb.fn.sum<number>('answered').as('answered'),
+        eb.fn.sum<number>('abandoned').as('abandoned'),
+        eb.fn.sum<number>('machines').as('machines'),
+      ])
+      .executeTakeFirstOrThrow()
+
+  t.test('a person: queued only after the verdict, connected, HUMAN on the attempt', async (t) => {
+    const h = await harness(t, database, { env: AMD })
+    const agent = await h.addAgent('7101')
+    h.sim.setOutcome('5557100001', {
+      kind: 'answer',
+      ringSeconds: 1,
+      talkSeconds: 5,
+      amd: { status: 'HUMAN', seconds: 3 },
+    })
+    await h.push(lead('AMD-H', '5557100001'))
+    await h.until('Received', async () => (await h.lead('AMD-H'))?.dial_status === 'Received')
+    const call = h.sim.calls.find((c) => c.number === '5557100001')
+    t.equal(call?.variables.HD_AMD, 'hangup', 'the Originate turned AMD() on')
+    t.ok(
+      call?.answeredAt && call.bridgedAt && call.bridgedAt - call.answeredAt >= 3000,
+      'the agent was rung only after the 3 s of detection',
+    )
+    const [attempt] = await h.attempts('AMD-H')
+    t.match(attempt, {
+      outcome: 'Received',
+      agent_id: agent,
+      amd_status: 'HUMAN',
+      amd_cause: 'HUMAN-800-800',
+    })
+    t.ok(Number(attempt?.amd_ms) >= 0, 'the detection time is recorded')
+    await h.until('counted as answered', async () => Number((await stats()).answered) === 1)
+    t.equal(Number((await stats()).machines), 0)
+  })
+
+  t.test(
+    'a machine: hung up, no agent rung, Not Connected retried after AMD_RETRY_SECONDS, counted apart',
+    async (t) => {
+      const h = await harness(t, database, { env: { ...AMD, AMD_RETRY_SECONDS: '1800' } })
+      await h.addAgent('7102')
+      h.sim.setOutcome('5557100002', {
+        kind: 'answer',
+        ringSeconds: 1,
+        talkSeconds: 30,
+        amd: { status: 'MACHINE', seconds: 2 },
+      })
+      const before = await stats()
+      await h.push(lead('AMD-M', '5557100002'))
+      await h.until('settled', async () => (await h.lead('AMD-M'))?.call_count === 1)
+      const row = await h.lead('AMD-M')
+      t.match(row, { dial_status: 'Not Connected', isReserved: 0, hangup_by: 'system' })
+      const gap =
+        new Date(`${String(row?.next_retry_at)}Z`).getTime() -
+        new Date(`${String(row?.last_attempt_at)}Z`).getTime()
+      t.ok(gap >= 1_799_000 && gap <= 1_830_000, `retry ${gap} ms after the attempt`)
+      t.match((await h.attempts('AMD-M'))[0], {
+        outcome: 'Machine',
+        attempt_no: 1,
+        agent_id: null,
+        amd_status: 'MACHINE',
+        amd_cause: 'LONGGREETING-1500-1500',
+      })
+      const call = h.sim.calls.find((c) => c.number === '5557100002')
+      t.equal(call?.outcome, 'machine', 'the dialplan hung the machine up')
+      t.equal(call?.bridgedAt, null, 'never bridged')
+      t.equal(call?.agentExtension, null, 'no agent was rung')
+      const after = await stats()
+      t.equal(Number(after.machines) - Number(before.machines), 1, 'one machine in the window')
+      t.equal(Number(after.answered), Number(before.answered), 'not counted as an answered call')
+      t.equal(Number(after.abandoned), Number(before.abandoned), 'nor as an abandoned one')
+      const governor = h.dialer.governor()
+      t.equal(governor?.machines, Number(after.machines), 'the governor read the machines')
+      t.equal(
+        governor?.abandoned,
+        Number(after.abandoned) + 0.2 * Number(after.machines),
+        'and counts 20% of them as abandoned',
+      )
+    },
+  )
+
+  t.test('NOTSURE is taken as a person: connected to the agent', async (t) => {
+    const h = await harness(t, database, { env: AMD })
+    const agent = await h.addAgent('7103')
+    h.sim.setOutcome('5557100003', {
+      kind: 'answer',
+      ringSeconds: 1,
+      talkSeconds: 5,
+      amd: { status: 'NOTSURE' },
+    })
+    await h.push(lead('AMD-N', '5557100003'))
+    await h.until('Received', async () => (await h.lead('AMD-N'))?.dial_status === 'Received')
+    t.match((await h.attempts('AMD-N'))[0], { outcome: 'Received', agent_id: agent, amd_status: 'NOTSURE' })
+  })
+
+  t.test('record-only: a machine goes to the agent too, the verdict written on the attempt', async (t) => {
+    const h = await harness(t, database, { env: { ...AMD, AMD_RECORD_ONLY: 'true' } })
+    const agent = await h.addAgent('7104')
+    h.sim.setOutcome('5557100004', {
+      kind: 'answer',
+      ringSeconds: 1,
+      talkSeconds: 5,
+      amd: { status: 'MACHINE', seconds: 1 },
+    })
+    await h.push(lead('AMD-R', '5557100004'))
+    await h.until('Received', async () => (await h.lead('AMD-R'))?.dial_status === 'Received')
+    t.equal(h.sim.calls.find((c) => c.number === '5557100004')?.variables.HD_AMD, 'record')
+    t.match((await h.attempts('AMD-R'))[0], { outcome: 'Received', agent_id: agent, amd_status: 'MACHINE' })
+  })
+
+  t.test("AMD()'s parameters set in the dialer reach the dialplan as channel variables", async (t) => {
+    const h = await harness(t, database, {
+      env: { ...AMD, AMD_GREETING_MS: '1200', AMD_TOTAL_ANALYSIS_MS: '4000' },
+    })
+    await h.addAgent('7105')
+    h.sim.setOutcome('5557100005', { kind: 'answer', ringSeconds: 1, talkSeconds: 2 })
+    await h.push(lead('AMD-P', '5557100005'))
+    await h.until('Received', async () => (await h.lead('AMD-P'))?.dial_status === 'Received')
+    const vars = h.sim.calls.find((c) => c.number === '5557100005')?.variables ?? {}
+    t.match(vars, { HD_AMD: 'hangup', HD_AMD_GREETING: '1200', HD_AMD_TOTAL_ANALYSIS_TIME: '4000' })
+    t.notOk('HD_AMD_INITIAL_SILENCE' in vars, 'an unset parameter is left to amd.conf')
+  })
+
+  t.test('AMD off (the default): no detection, nothing on the attempt', async (t) => {
+    const h = await harness(t, database, { env: { DIAL_MODE: 'predictive', HOLD_TIMEOUT_SECONDS: '30' } })
+    await h.addAgent('7106')
+    h.sim.setOutcome('5557100006', {
+      kind: 'answer',
+      ringSeconds: 1,
+      talkSeconds: 2,
+      amd: { status: 'MACHINE', seconds: 1 },
+    })
+    await h.push(lead('AMD-OFF', '5557100006'))
+    await h.until('Received', async () => (await h.lead('AMD-OFF'))?.dial_status === 'Received')
+    t.notOk('HD_AMD' in (h.sim.calls.find((c) => c.number === '5557100006')?.variables ?? {}))
+    t.match((await h.attempts('AMD-OFF'))[0], { outcome: 'Received', amd_status: null, amd_ms: null })
+  })
+})
