@@ -4,7 +4,7 @@
 import t from 'tap'
 import { resolvePlan } from '../src/model/customerPlan.js'
 import { Rng } from '../src/rng.js'
-import { callEnded, predictive, setup } from './helpers/calls.js'
+import { callEnded, predictive, progressive, setup } from './helpers/calls.js'
 import { delay } from './helpers/client.js'
 
 const C = 'PJSIP/trunk-00000000'
@@ -90,4 +90,39 @@ t.test('random scripts: the shares of machines and NOTSURE, with their detection
   resolvePlan(script, withMix)
   t.equal(resolvePlan(plain, without).amd.status, 'HUMAN', 'no mix: a person')
   t.not(withMix.next(), without.next(), 'only a script with a mix draws a verdict (seeded runs unchanged)')
+})
+
+t.test("progressive: the Dial's U() subroutine on the answered customer, before DialEnd", async (t) => {
+  const { sim, c } = await setup()
+  t.teardown(() => sim.close())
+  sim.setOutcome('5551230011', {
+    kind: 'answer',
+    ringSeconds: 1,
+    talkSeconds: 30,
+    amd: { status: 'MACHINE' },
+  })
+  c.send(progressive('p1', '5551230011', [['Variable', 'HD_AMD=hangup']]))
+  const record = await callEnded(sim, 'p1', c)
+  const dialEnds = c
+    .events()
+    .filter((m) => m.get('Event') === 'DialEnd' && m.get('Channel') !== undefined)
+    .map((m) => m.get('DialStatus'))
+  t.same(dialEnds, ['CONTINUE'], 'a machine: DialEnd CONTINUE, as GOSUB_RESULT=CONTINUE makes it')
+  const names = c.events().map((m) => m.get('Event'))
+  t.ok(names.indexOf('UserEvent') < names.indexOf('DialEnd', names.indexOf('UserEvent')), 'verdict first')
+  t.notOk(names.includes('BridgeEnter'), 'the desk is never bridged to the machine')
+  t.match(record, { outcome: 'machine', bridgedAt: null })
+
+  sim.setOutcome('5551230012', { kind: 'answer', ringSeconds: 1, talkSeconds: 1, amd: { status: 'HUMAN' } })
+  const from = c.events().length
+  c.send(progressive('p2', '5551230012', [['Variable', 'HD_AMD=hangup']]))
+  const person = await callEnded(sim, 'p2', c)
+  const events = c.events().slice(from)
+  const verdict = events.findIndex((m) => m.get('Event') === 'UserEvent')
+  const answer = events.findIndex(
+    (m) => m.get('Event') === 'DialEnd' && m.get('Channel') !== undefined && m.get('DialStatus') === 'ANSWER',
+  )
+  t.ok(verdict >= 0 && answer > verdict, 'a person: the verdict, then DialEnd ANSWER and the bridge')
+  t.match(person, { outcome: 'answered' })
+  t.ok(person.bridgedAt !== null)
 })
