@@ -93,6 +93,80 @@ forEachDialect(t, async (t, database) => {
     })
   })
 
+  const PROGRESSIVE = { DIAL_MODE: 'progressive', AMD: 'progressive' }
+
+  t.test('progressive, a person: connected to the desk after the verdict, Received, HUMAN', async (t) => {
+    const r = await asteriskRig(t, database, asterisk, { env: PROGRESSIVE })
+    const agentId = await agent(r, '1001')
+    const from = asterisk.events.length
+    await r.push(lead('AMD-P-HUMAN', '5550012002'))
+    t.match(await settled(r, 'AMD-P-HUMAN'), { dial_status: 'Received', call_count: 1 })
+    const [attempt] = await r.attempts('AMD-P-HUMAN')
+    t.match(attempt, {
+      outcome: 'Received',
+      agent_id: agentId,
+      dial_mode: 'progressive',
+      amd_status: 'HUMAN',
+    })
+    t.ok(Number(attempt?.amd_ms) >= 1000, `detection took ${attempt?.amd_ms} ms`)
+    const events = asterisk.events.slice(from)
+    const verdict = events.findIndex((e) => e.event === 'UserEvent' && e.userevent === 'HoldDialerAmd')
+    const bridged = events.findIndex(
+      (e) => e.event === 'BridgeEnter' && String(e.channel ?? '').includes('5550012002@customers'),
+    )
+    t.ok(verdict >= 0 && bridged > verdict, 'the customer was bridged to the desk only after the verdict')
+  })
+
+  t.test(
+    'progressive, a machine: hung up before the desk is connected, Not Connected, Machine',
+    async (t) => {
+      const r = await asteriskRig(t, database, asterisk, { env: PROGRESSIVE })
+      const agentId = await agent(r, '1001')
+      const from = asterisk.events.length
+      await r.push(lead('AMD-P-MACHINE', '5550013006'))
+      t.match(await settled(r, 'AMD-P-MACHINE'), {
+        dial_status: 'Not Connected',
+        call_count: 1,
+        hangup_by: 'system',
+      })
+      t.match((await r.attempts('AMD-P-MACHINE'))[0], {
+        outcome: 'Machine',
+        amd_status: 'MACHINE',
+        ami_dial_status: 'CONTINUE',
+      })
+      t.ok(
+        asterisk.events.slice(from).some((e) => String(e.channel ?? '').includes('5550013006@customers')),
+        'the customer was dialed',
+      )
+      t.notOk(
+        asterisk.events
+          .slice(from)
+          .some((e) => e.event === 'BridgeEnter' && String(e.channel ?? '').includes('5550013006@customers')),
+        'the machine was never bridged to the desk',
+      )
+      const desk = await database.handle.kysely
+        .selectFrom('dialer_employee')
+        .select(['wrap_until', 'on_call_by'])
+        .where('id', '=', agentId)
+        .executeTakeFirstOrThrow()
+      t.match(desk, { wrap_until: null, on_call_by: null }, 'the agent is free at once')
+    },
+  )
+
+  t.test('progressive, NOTSURE is handled as a person: Received', async (t) => {
+    const r = await asteriskRig(t, database, asterisk, {
+      env: { ...PROGRESSIVE, AMD_TOTAL_ANALYSIS_MS: '2000' },
+    })
+    const agentId = await agent(r, '1001')
+    await r.push(lead('AMD-P-NOTSURE', '5550014002'))
+    t.match(await settled(r, 'AMD-P-NOTSURE'), { dial_status: 'Received', call_count: 1 })
+    t.match((await r.attempts('AMD-P-NOTSURE'))[0], {
+      outcome: 'Received',
+      agent_id: agentId,
+      amd_status: 'NOTSURE',
+    })
+  })
+
   async function machines(): Promise<number> {
     const row = await database.handle.kysely
       .selectFrom('hold_dialer_abandon_stats')

@@ -13,6 +13,7 @@ import {
 import type { Logger } from 'pino'
 import { AGENT_REST_MS, AgentTracker } from './agents/agent-tracker.js'
 import { DeskStates } from './agents/desk-states.js'
+import { noteAmdVerdict } from './calls/amd.js'
 import { IssuedClaims, tokenOfKey } from './calls/call-key.js'
 import { callDurations, logCallPhase } from './calls/call-progress.js'
 import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tracker.js'
@@ -206,7 +207,10 @@ export class Dialer {
     this.#calls = new CallTracker(this.#now, (call, result) => this.#onFinished(call, result), {
       onAnswered: (call) => this.#predictive?.onAnswered(call),
       onAgentLegFailed: (call, status) => this.#predictive?.onAgentLegFailed(call, status),
-      onAmd: (call) => this.#predictive?.onAmd(call),
+      onAmd: (call) =>
+        call.mode === 'predictive'
+          ? this.#predictive?.onAmd(call)
+          : noteAmdVerdict(call, deps.config.amd, this.metrics),
       onProgress: (call, phase) => {
         logCallPhase(deps.logger, call, phase, this.#now())
         if (phase === 'customer answered') this.#noteAnswer(call)
@@ -660,6 +664,7 @@ export class Dialer {
             ringTimeoutSeconds: cfg.ringTimeoutSeconds,
             dialerId: this.#d.dialerId,
             outboundCallerId: cfg.outboundCallerId,
+            amd: cfg.amd,
           },
           agent,
           lead,

@@ -2,7 +2,6 @@ import { AmiActionError, type AmiClient } from '@hold-dialer/ami'
 import { type Database, type Db, withTransaction } from '@hold-dialer/db'
 import {
   type AmdWindowTotals,
-  amdGoesToAgent,
   type Config,
   governedWindow,
   isWithinWorkingHours,
@@ -12,7 +11,7 @@ import {
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Agent, AgentTracker } from './agents/agent-tracker.js'
-import { amdOn } from './calls/amd.js'
+import { amdOn, noteAmdVerdict } from './calls/amd.js'
 import type { IssuedClaims } from './calls/call-key.js'
 import { logCallPhase } from './calls/call-progress.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
@@ -298,7 +297,7 @@ export class PredictiveEngine {
   onAnswered(call: TrackedCall): void {
     // With AMD the customer is queued once the dialplan's verdict says a person (onAmd). A call of a
     // previous run is queued at once: its verdict, if any, was sent before this process listened.
-    if (amdOn(this.#c.config.amd) && !call.amd && !call.adopted) {
+    if (amdOn(this.#c.config.amd, 'predictive') && !call.amd && !call.adopted) {
       logCallPhase(this.#c.logger, call, 'detecting', this.#c.now())
       return
     }
@@ -312,17 +311,13 @@ export class PredictiveEngine {
    * mode every verdict goes on to an agent.
    */
   onAmd(call: TrackedCall): void {
-    const verdict = call.amd
-    if (!verdict || !call.answeredAt || call.machine) return
-    this.#c.metrics?.amdVerdicts.inc({ status: verdict.status || 'none' })
-    this.#c.metrics?.amdSeconds.observe(verdict.ms / 1000)
-    if (amdGoesToAgent(verdict.status, this.#c.config.amd.recordOnly)) {
+    if (!call.amd || !call.answeredAt || call.machine) return
+    if (noteAmdVerdict(call, this.#c.config.amd, this.#c.metrics)) {
       if (!this.#waiting.includes(call) && !call.redirected) this.#queueAnswered(call)
       return
     }
-    call.machine = true
     this.#sample(false)
-    logCallPhase(this.#c.logger, call, 'answering machine', this.#c.now(), { amdCause: verdict.cause })
+    logCallPhase(this.#c.logger, call, 'answering machine', this.#c.now(), { amdCause: call.amd.cause })
   }
 
   #queueAnswered(call: TrackedCall): void {

@@ -147,7 +147,10 @@ export async function settleCall(
       })
     }
     // Wrap-up follows a conversation; after a call nobody answered the agent is free at once.
-    const talked = call.mode === 'predictive' ? call.bridgedAt !== undefined : result.answeredAt !== null
+    const talked =
+      call.mode === 'predictive'
+        ? call.bridgedAt !== undefined
+        : result.answeredAt !== null && result.outcome !== 'Machine'
     if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, talked ? wrapUntil : null)
     return { outcome: 'settled' }
   })

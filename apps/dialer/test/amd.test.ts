@@ -133,6 +133,90 @@ forEachDialect(t, async (t, database) => {
     t.notOk('HD_AMD_INITIAL_SILENCE' in vars, 'an unset parameter is left to amd.conf')
   })
 
+  const PROGRESSIVE = { DIAL_MODE: 'progressive', AMD: 'progressive' }
+
+  t.test(
+    'progressive, a person: the desk is connected after the verdict, HUMAN on the attempt',
+    async (t) => {
+      const h = await harness(t, database, { env: PROGRESSIVE })
+      const agent = await h.addAgent('7111')
+      h.sim.setOutcome('5557100011', {
+        kind: 'answer',
+        ringSeconds: 1,
+        talkSeconds: 5,
+        amd: { status: 'HUMAN', seconds: 3 },
+      })
+      await h.push(lead('AMD-PH', '5557100011'))
+      await h.until('Received', async () => (await h.lead('AMD-PH'))?.dial_status === 'Received')
+      const call = h.sim.calls.find((c) => c.number === '5557100011')
+      t.equal(call?.variables.HD_AMD, 'hangup', 'the Originate turned AMD() on')
+      t.ok(
+        call?.answeredAt && call.bridgedAt && call.bridgedAt - call.answeredAt >= 3000,
+        'the desk was bridged only after the 3 s of detection',
+      )
+      t.match((await h.attempts('AMD-PH'))[0], {
+        outcome: 'Received',
+        agent_id: agent,
+        dial_mode: 'progressive',
+        amd_status: 'HUMAN',
+      })
+    },
+  )
+
+  t.test(
+    'progressive, a machine: hung up before the desk is connected, Not Connected, no wrap-up',
+    async (t) => {
+      const h = await harness(t, database, { env: { ...PROGRESSIVE, AMD_RETRY_SECONDS: '600' } })
+      const agent = await h.addAgent('7112')
+      h.sim.setOutcome('5557100012', {
+        kind: 'answer',
+        ringSeconds: 1,
+        talkSeconds: 30,
+        amd: { status: 'MACHINE', seconds: 2 },
+      })
+      await h.push(lead('AMD-PM', '5557100012'))
+      await h.until('settled', async () => (await h.lead('AMD-PM'))?.call_count === 1)
+      const row = await h.lead('AMD-PM')
+      t.match(row, { dial_status: 'Not Connected', hangup_by: 'system' })
+      const gap =
+        new Date(`${String(row?.next_retry_at)}Z`).getTime() -
+        new Date(`${String(row?.last_attempt_at)}Z`).getTime()
+      t.ok(gap >= 599_000 && gap <= 630_000, `retry ${gap} ms after the attempt`)
+      t.match((await h.attempts('AMD-PM'))[0], {
+        outcome: 'Machine',
+        amd_status: 'MACHINE',
+        ami_dial_status: 'CONTINUE',
+      })
+      const call = h.sim.calls.find((c) => c.number === '5557100012')
+      t.equal(call?.bridgedAt, null, 'the desk never talked to the machine')
+      const desk = await database.handle.kysely
+        .selectFrom('dialer_employee')
+        .select(['wrap_until', 'on_call_by'])
+        .where('id', '=', agent)
+        .executeTakeFirstOrThrow()
+      t.match(desk, { wrap_until: null, on_call_by: null }, 'the agent is free at once, no wrap-up')
+    },
+  )
+
+  t.test('AMD=predictive leaves progressive calls alone', async (t) => {
+    const h = await harness(t, database, { env: { DIAL_MODE: 'progressive', AMD: 'predictive' } })
+    await h.addAgent('7113')
+    h.sim.setOutcome('5557100013', { kind: 'answer', ringSeconds: 1, talkSeconds: 2 })
+    await h.push(lead('AMD-PO', '5557100013'))
+    await h.until('Received', async () => (await h.lead('AMD-PO'))?.dial_status === 'Received')
+    t.notOk('HD_AMD' in (h.sim.calls.find((c) => c.number === '5557100013')?.variables ?? {}))
+    t.match((await h.attempts('AMD-PO'))[0], { amd_status: null })
+  })
+
+  t.test('AMD=both turns detection on for progressive calls too', async (t) => {
+    const both = await harness(t, database, { env: { DIAL_MODE: 'progressive', AMD: 'both' } })
+    await both.addAgent('7114')
+    both.sim.setOutcome('5557100014', { kind: 'answer', ringSeconds: 1, talkSeconds: 2 })
+    await both.push(lead('AMD-PB', '5557100014'))
+    await both.until('Received', async () => (await both.lead('AMD-PB'))?.dial_status === 'Received')
+    t.equal(both.sim.calls.find((c) => c.number === '5557100014')?.variables.HD_AMD, 'hangup')
+  })
+
   t.test('AMD off (the default): no detection, nothing on the attempt', async (t) => {
     const h = await harness(t, database, { env: { DIAL_MODE: 'predictive', HOLD_TIMEOUT_SECONDS: '30' } })
     await h.addAgent('7106')

@@ -292,7 +292,7 @@ export const EnvConfigSchema = Type.Object({
   // Answering machine detection (DECISIONS section 11): off by default. Record-only: the verdict is
   // written on the attempt and every call goes on to an agent, so a centre measures before trusting.
   amd: Type.Object({
-    mode: oneOf(['off', 'predictive'], 'off'),
+    mode: oneOf(['off', 'predictive', 'progressive', 'both'], 'off'),
     recordOnly: Type.Boolean({ default: false, description: 'a boolean (true/false, 1/0, yes/no)' }),
     // The share of the calls AMD hung up that the governor counts as abandoned: the centre's estimate
     // of the live people stock AMD() takes for machines (15-25%; 3-5% for a tuned profile).

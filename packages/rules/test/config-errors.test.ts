@@ -104,7 +104,7 @@ const REFUSED: Array<[string, string, string]> = [
   ['TRUNK_BREAKER_FAILURES', '-1', 'an integer 0-1000 (0: never stop)'],
   ['TRUNK_BREAKER_FAILURES', 'five', 'an integer 0-1000 (0: never stop)'],
   ['TRUNK_BREAKER_PROBE_SECONDS', '0', 'an integer 1-2147483 (seconds)'],
-  ['AMD', 'on', 'one of off, predictive'],
+  ['AMD', 'on', 'one of off, predictive, progressive, both'],
   ['AMD_RECORD_ONLY', 'maybe', 'a boolean (true/false, 1/0, yes/no)'],
   ['AMD_MACHINE_ABANDON_SHARE', '20%', 'a fraction 0-1 such as 0.2'],
   ['AMD_MACHINE_ABANDON_SHARE', '1.5', 'a fraction 0-1 such as 0.2'],

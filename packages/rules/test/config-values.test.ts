@@ -80,6 +80,8 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['TRUNK_BREAKER_PROBE_SECONDS', '5', 5],
   ['AMD', 'predictive', 'predictive'],
   ['AMD', 'off', 'off'],
+  ['AMD', 'progressive', 'progressive'],
+  ['AMD', 'both', 'both'],
   ['AMD_RECORD_ONLY', 'yes', true],
   ['AMD_MACHINE_ABANDON_SHARE', '0.05', 0.05],
   ['AMD_MACHINE_ABANDON_SHARE', '0', 0],

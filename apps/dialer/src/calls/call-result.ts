@@ -115,6 +115,10 @@ export function callResult(
   } else if (customer.length === 0 && !call.dialStatus) {
     // The agent hung up (or the desk's channel ended) before the customer was dialed.
     decided = { outcome: 'Failed', why: 'customer never dialed' }
+  } else if (answered && (call.machine || call.dialStatus === 'CONTINUE')) {
+    // Progressive: the customer's leg was hung up by the Dial's AMD subroutine (DialEnd CONTINUE, which
+    // only that subroutine causes in the shipped dialplan), even if its UserEvent was missed.
+    decided = { outcome: 'Machine', why: `answering machine (AMD ${call.amd?.cause || 'MACHINE'}), hung up` }
   } else {
     decided = customerOutcome({ answered, dialStatus: call.dialStatus, hangupCause: cause })
   }

@@ -466,9 +466,13 @@ export class CallTracker {
     this.#maybeFinished(call)
   }
 
-  /** The verdict is read once, from the customer's own channel, the one AMD() ran on. */
+  /**
+   * The verdict is read once, from a customer channel (AMD() runs on it: predictive, the originated
+   * channel in HOLD_CONTEXT; progressive, the dialed customer in the Dial's U() subroutine).
+   */
   #amd(call: TrackedCall, event: AmiMessage): void {
-    if (call.amd || header(event, 'uniqueid') !== call.key) return
+    const uniqueid = header(event, 'uniqueid')
+    if (call.amd || !uniqueid || call.legs.get(uniqueid)?.side !== 'customer') return
     const at = this.now().getTime()
     call.amd = {
       status: header(event, 'status') ?? '',

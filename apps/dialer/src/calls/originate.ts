@@ -12,6 +12,8 @@ export interface OriginateSettings {
   dialerId: string
   /** OUTBOUND_CALLER_ID: what every customer leg presents; unset, none. */
   outboundCallerId?: string | undefined
+  /** AMD and its parameters: turned on in CUSTOMER_CONTEXT's Dial through channel variables. */
+  amd?: AmdSettings | undefined
 }
 
 export interface PredictiveOriginateSettings {
@@ -73,6 +75,7 @@ export function progressiveOriginate(
       HD_DIALER: s.dialerId,
       HD_RING_SECONDS: String(s.ringTimeoutSeconds),
       ...(s.outboundCallerId ? { HD_CALLER_ID: s.outboundCallerId } : {}),
+      ...amdVariables(s.amd, 'progressive'),
     },
   }
 }
@@ -105,7 +108,7 @@ export function predictiveOriginate(
       HD_OLI_ID: lead.oli_id,
       HD_DIALER: s.dialerId,
       HD_CUSTOMER_ID: customerCallerId(lead),
-      ...amdVariables(s.amd),
+      ...amdVariables(s.amd, 'predictive'),
     },
   }
 }
