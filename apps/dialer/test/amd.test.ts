@@ -133,6 +133,38 @@ forEachDialect(t, async (t, database) => {
     t.notOk('HD_AMD_INITIAL_SILENCE' in vars, 'an unset parameter is left to amd.conf')
   })
 
+  t.test('pacing learns the rate at which people answer: a machine is a line nobody answered', async (t) => {
+    const h = await harness(t, database, { env: { ...AMD, WRAP_SECONDS: '0' } })
+    await h.addAgent('7107')
+    await h.addAgent('7108')
+    const leads: ReturnType<typeof lead>[] = []
+    for (let i = 0; i < 24; i++) {
+      const number = `55571002${String(i).padStart(2, '0')}`
+      h.sim.setOutcome(number, {
+        kind: 'answer',
+        ringSeconds: 1,
+        talkSeconds: 2,
+        amd: { status: i % 2 === 0 ? 'MACHINE' : 'HUMAN', seconds: 1 },
+      })
+      leads.push(lead(`AMD-RATE-${i}`, number))
+    }
+    await h.push(leads)
+    await h.until(
+      'all settled',
+      async () => {
+        const rows = await Promise.all(leads.map((_, i) => h.lead(`AMD-RATE-${i}`)))
+        return rows.every((r) => Number(r?.call_count) === 1 && r?.isReserved === 0)
+      },
+      60_000,
+    )
+    const outcomes = (await Promise.all(leads.map((_, i) => h.attempts(`AMD-RATE-${i}`)))).map(
+      (a) => a[0]?.outcome,
+    )
+    t.equal(outcomes.filter((o) => o === 'Machine').length, 12, 'twelve machines')
+    t.equal(outcomes.filter((o) => o === 'Received').length, 12, 'twelve people')
+    t.equal(h.dialer.governor()?.answerRate, 0.5, 'every line was picked up, but half by a machine')
+  })
+
   const PROGRESSIVE = { DIAL_MODE: 'progressive', AMD: 'progressive' }
 
   t.test(
