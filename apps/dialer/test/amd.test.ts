@@ -133,6 +133,28 @@ forEachDialect(t, async (t, database) => {
     t.notOk('HD_AMD_INITIAL_SILENCE' in vars, 'an unset parameter is left to amd.conf')
   })
 
+  t.test(
+    'detection time counts toward COMPLIANCE_SECONDS: a person connected late is counted abandoned',
+    async (t) => {
+      // Real seconds: the dialer measures the answer-to-agent time on its own clock.
+      const h = await harness(t, database, { env: AMD, timeScale: 1 })
+      await h.addAgent('7109')
+      h.sim.setOutcome('5557100009', {
+        kind: 'answer',
+        ringSeconds: 0.2,
+        talkSeconds: 0.5,
+        amd: { status: 'HUMAN', seconds: 2.5 },
+      })
+      const before = await stats()
+      await h.push(lead('AMD-LATE', '5557100009'))
+      await h.until('Received', async () => (await h.lead('AMD-LATE'))?.dial_status === 'Received', 20_000)
+      await h.until('counted', async () => Number((await stats()).answered) > Number(before.answered))
+      const after = await stats()
+      t.equal(Number(after.abandoned) - Number(before.abandoned), 1, '2.5 s of detection: over the 2 s rule')
+      t.ok(Number((await h.attempts('AMD-LATE'))[0]?.amd_ms) >= 2400, 'the detection time is on the attempt')
+    },
+  )
+
   t.test('pacing learns the rate at which people answer: a machine is a line nobody answered', async (t) => {
     const h = await harness(t, database, { env: { ...AMD, WRAP_SECONDS: '0' } })
     await h.addAgent('7107')
