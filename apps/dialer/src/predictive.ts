@@ -70,6 +70,8 @@ const MIN_DELAY_SAMPLES = 10
 const SOON_FREE_MS = 15_000
 /** Answered calls in the recent abandon rate that throttles the dial level. */
 const RECENT_ANSWERED = 200
+/** How long past AMD()'s own limit a verdict is waited for before the customer is taken as a person. */
+const VERDICT_GRACE_MS = 2_000
 /** How often the shared window totals are read back from the database. */
 const WINDOW_REFRESH_MS = 5_000
 
@@ -98,6 +100,8 @@ export interface GovernorSnapshot {
 export class PredictiveEngine {
   readonly #c: PredictiveContext
   readonly #waiting: TrackedCall[] = []
+  /** Answered customers AMD() is listening to, not yet queued. */
+  readonly #detecting: TrackedCall[] = []
   readonly #samples: boolean[] = []
   /** Seconds from dialing to the answer, for recent answered calls. */
   readonly #delays: number[] = []
@@ -298,10 +302,33 @@ export class PredictiveEngine {
     // With AMD the customer is queued once the dialplan's verdict says a person (onAmd). A call of a
     // previous run is queued at once: its verdict, if any, was sent before this process listened.
     if (amdOn(this.#c.config.amd, 'predictive') && !call.amd && !call.adopted) {
+      if (!this.#detecting.includes(call)) this.#detecting.push(call)
       logCallPhase(this.#c.logger, call, 'detecting', this.#c.now())
       return
     }
     this.#queueAnswered(call)
+  }
+
+  /**
+   * A customer whose verdict has not come AMD_TOTAL_ANALYSIS_MS (Asterisk's 5 s when unset) plus
+   * VERDICT_GRACE_MS after the answer is taken as a person and queued: AMD() never listens longer, so
+   * the UserEvent was lost (an AMI user without `read = user`, a dialplan without the UserEvent).
+   */
+  #verdictsOverdue(): void {
+    const limit = this.#c.now().getTime() - (this.#c.config.amd.totalAnalysisMs ?? 5000) - VERDICT_GRACE_MS
+    for (const call of [...this.#detecting]) {
+      if (!this.#c.calls.has(call.key) || call.amd) {
+        this.#detecting.splice(this.#detecting.indexOf(call), 1)
+      } else if (call.answeredAt && call.answeredAt.getTime() <= limit) {
+        this.#detecting.splice(this.#detecting.indexOf(call), 1)
+        call.amdOverdue = true
+        this.#c.logger.warn(
+          { lead: call.leadId },
+          'no answering machine verdict in time: taken as a person (does the AMI user read user events?)',
+        )
+        this.#queueAnswered(call)
+      }
+    }
   }
 
   /**
@@ -311,7 +338,10 @@ export class PredictiveEngine {
    * mode every verdict goes on to an agent.
    */
   onAmd(call: TrackedCall): void {
-    if (!call.amd || !call.answeredAt || call.machine) return
+    const i = this.#detecting.indexOf(call)
+    if (i >= 0) this.#detecting.splice(i, 1)
+    // A verdict after the call was taken as a person is only written on the attempt.
+    if (!call.amd || !call.answeredAt || call.machine || call.amdOverdue) return
     if (noteAmdVerdict(call, this.#c.config.amd, this.#c.metrics)) {
       if (!this.#waiting.includes(call) && !call.redirected) this.#queueAnswered(call)
       return
@@ -466,6 +496,7 @@ export class PredictiveEngine {
 
   /** Customers on hold past HOLD_TIMEOUT_SECONDS are hung up: Abandoned. */
   async expireHolds(): Promise<void> {
+    this.#verdictsOverdue()
     const limit = this.#c.now().getTime() - this.#c.config.holdTimeoutSeconds * 1000
     for (const call of [...this.#waiting]) {
       if (call.answeredAt && call.answeredAt.getTime() <= limit) {

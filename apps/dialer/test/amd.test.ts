@@ -1,6 +1,6 @@
 import { forEachDialect } from '@hold-dialer/db/testing'
 import t from 'tap'
-import { harness, lead } from './harness.js'
+import { harness, lead, memoryLogger } from './harness.js'
 
 // Answering machine detection in predictive mode, on pbx-sim: the shipped HOLD_CONTEXT's AMD() and its
 // HoldDialerAmd UserEvent as the simulator plays them (packages/pbx-sim), the real dialer and database.
@@ -90,6 +90,26 @@ forEachDialect(t, async (t, database) => {
       )
     },
   )
+
+  t.test('no verdict in time (a lost UserEvent): taken as a person, with a warning', async (t) => {
+    const { logger, lines } = memoryLogger()
+    // AMD() stops listening after 300 ms: a verdict is overdue 2.3 s after the answer.
+    const h = await harness(t, database, { env: { ...AMD, AMD_TOTAL_ANALYSIS_MS: '300' }, logger })
+    const agent = await h.addAgent('7110')
+    h.sim.setOutcome('5557100010', {
+      kind: 'answer',
+      ringSeconds: 1,
+      talkSeconds: 2,
+      amd: { status: 'MACHINE', seconds: 3600 },
+    })
+    await h.push(lead('AMD-LOST', '5557100010'))
+    await h.until('Received', async () => (await h.lead('AMD-LOST'))?.dial_status === 'Received', 20_000)
+    t.match((await h.attempts('AMD-LOST'))[0], { outcome: 'Received', agent_id: agent, amd_status: null })
+    t.ok(
+      lines.some((l) => String(l.msg).startsWith('no answering machine verdict in time')),
+      'the missing verdict is logged',
+    )
+  })
 
   t.test('NOTSURE is taken as a person: connected to the agent', async (t) => {
     const h = await harness(t, database, { env: AMD })

@@ -66,6 +66,8 @@ export interface TrackedCall extends CallStart {
   amd?: AmdVerdict
   /** Predictive with AMD: hung up by the dialplan as an answering machine (not record-only). */
   machine?: boolean
+  /** Predictive with AMD: no verdict in time, so taken as a person (predictive.ts). */
+  amdOverdue?: boolean
   hangups: number
   /**
    * The channels of the call's hangup requests (HangupRequest / SoftHangupRequest), in order: the first
