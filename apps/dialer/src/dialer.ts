@@ -13,6 +13,7 @@ import {
 import type { Logger } from 'pino'
 import { AGENT_REST_MS, AgentTracker } from './agents/agent-tracker.js'
 import { DeskStates } from './agents/desk-states.js'
+import { noteAmdVerdict } from './calls/amd.js'
 import { IssuedClaims, tokenOfKey } from './calls/call-key.js'
 import { callDurations, logCallPhase } from './calls/call-progress.js'
 import { type CallResult, CallTracker, type TrackedCall } from './calls/call-tracker.js'
@@ -206,6 +207,10 @@ export class Dialer {
     this.#calls = new CallTracker(this.#now, (call, result) => this.#onFinished(call, result), {
       onAnswered: (call) => this.#predictive?.onAnswered(call),
       onAgentLegFailed: (call, status) => this.#predictive?.onAgentLegFailed(call, status),
+      onAmd: (call) =>
+        call.mode === 'predictive'
+          ? this.#predictive?.onAmd(call)
+          : noteAmdVerdict(call, deps.config.amd, this.metrics),
       onProgress: (call, phase) => {
         logCallPhase(deps.logger, call, phase, this.#now())
         if (phase === 'customer answered') this.#noteAnswer(call)
@@ -244,6 +249,7 @@ export class Dialer {
       dialMode: deps.config.dialMode,
       policy: deps.config.retryPolicy,
       abandonRetrySeconds: deps.config.abandonRetrySeconds,
+      amdRetrySeconds: deps.config.amd.retrySeconds,
       wrapSeconds: deps.config.wrapSeconds,
       rnrMailTo: deps.config.smtp.to,
       now: this.#now,
@@ -663,6 +669,7 @@ export class Dialer {
             ringTimeoutSeconds: cfg.ringTimeoutSeconds,
             dialerId: this.#d.dialerId,
             outboundCallerId: cfg.outboundCallerId,
+            amd: cfg.amd,
           },
           agent,
           lead,
@@ -725,7 +732,8 @@ export class Dialer {
     const ended = result.endedAt.getTime()
     if (connected !== undefined)
       this.metrics.talkSeconds.observe({ mode }, Math.max(0, ended - connected) / 1000)
-    if (mode === 'predictive') {
+    // A machine AMD hung up never waited for an agent.
+    if (mode === 'predictive' && result.outcome !== 'Machine') {
       this.metrics.holdSeconds.observe(
         { result: connected === undefined ? 'abandoned' : 'connected' },
         Math.max(0, (connected ?? ended) - answered) / 1000,

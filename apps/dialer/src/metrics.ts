@@ -25,8 +25,20 @@ export class DialerMetrics {
   })
   readonly outcomes = new Counter({
     name: 'hold_dialer_dialer_outcomes_total',
-    help: 'Placed calls settled, by outcome (Received, Not Connected, Rejected, Abandoned)',
+    help: 'Placed calls settled, by outcome (Received, Not Connected, Rejected, Abandoned, Machine)',
     labelNames: ['status'] as const,
+    registers: [this.registry],
+  })
+  readonly amdVerdicts = new Counter({
+    name: 'hold_dialer_dialer_amd_verdicts_total',
+    help: 'Answering machine detection verdicts on answered predictive calls, by AMDSTATUS (HUMAN, MACHINE, NOTSURE; none: AMD could not run)',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  })
+  readonly amdSeconds = new Histogram({
+    name: 'hold_dialer_dialer_amd_seconds',
+    help: 'Seconds from the answer to the answering machine detection verdict (they count toward COMPLIANCE_SECONDS)',
+    buckets: [0.5, 1, 1.5, 2, 2.5, 3, 4, 5, 7.5],
     registers: [this.registry],
   })
   readonly claims = new Counter({

@@ -1,9 +1,17 @@
 import { AmiActionError, type AmiClient } from '@hold-dialer/ami'
 import { type Database, type Db, withTransaction } from '@hold-dialer/db'
-import { type Config, isWithinWorkingHours, type PacingDecision, pacing } from '@hold-dialer/rules'
+import {
+  type AmdWindowTotals,
+  type Config,
+  governedWindow,
+  isWithinWorkingHours,
+  type PacingDecision,
+  pacing,
+} from '@hold-dialer/rules'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Agent, AgentTracker } from './agents/agent-tracker.js'
+import { amdOn, noteAmdVerdict } from './calls/amd.js'
 import type { IssuedClaims } from './calls/call-key.js'
 import { logCallPhase } from './calls/call-progress.js'
 import type { CallResult, CallTracker, TrackedCall } from './calls/call-tracker.js'
@@ -62,6 +70,8 @@ const MIN_DELAY_SAMPLES = 10
 const SOON_FREE_MS = 15_000
 /** Answered calls in the recent abandon rate that throttles the dial level. */
 const RECENT_ANSWERED = 200
+/** How long past AMD()'s own limit a verdict is waited for before the customer is taken as a person. */
+const VERDICT_GRACE_MS = 2_000
 /** How often the shared window totals are read back from the database. */
 const WINDOW_REFRESH_MS = 5_000
 
@@ -69,6 +79,8 @@ export interface GovernorSnapshot {
   window: string
   answered: number
   abandoned: number
+  /** Calls AMD hung up as machines in the window (a share of them is in `answered` and `abandoned`). */
+  machines: number
   rate: number
   budget: number
   dialLevel: number
@@ -88,12 +100,14 @@ export interface GovernorSnapshot {
 export class PredictiveEngine {
   readonly #c: PredictiveContext
   readonly #waiting: TrackedCall[] = []
+  /** Answered customers AMD() is listening to, not yet queued. */
+  readonly #detecting: TrackedCall[] = []
   readonly #samples: boolean[] = []
   /** Seconds from dialing to the answer, for recent answered calls. */
   readonly #delays: number[] = []
   /** Abandoned or not, for this dialer's most recent answered calls (the pacing's recent rate). */
   readonly #recent: boolean[] = []
-  #window = { answered: 0, abandoned: 0 }
+  #window: AmdWindowTotals = { answered: 0, abandoned: 0, machines: 0 }
   #windowReadAt = 0
   #last: PacingDecision | undefined
   #bridging: Promise<void> = Promise.resolve()
@@ -102,13 +116,20 @@ export class PredictiveEngine {
     this.#c = ctx
   }
 
+  /** The window as the governor counts it: people, plus the configured share of machines hung up. */
+  #governed(): { answered: number; abandoned: number } {
+    return governedWindow(this.#window, this.#c.config.amd.machineAbandonShare)
+  }
+
   snapshot(): GovernorSnapshot {
     const d = this.#last
+    const w = this.#governed()
     return {
       window: this.#c.config.abandonWindow,
-      answered: this.#window.answered,
-      abandoned: this.#window.abandoned,
-      rate: this.#window.answered === 0 ? 0 : this.#window.abandoned / this.#window.answered,
+      answered: w.answered,
+      abandoned: w.abandoned,
+      machines: this.#window.machines,
+      rate: w.answered === 0 ? 0 : w.abandoned / w.answered,
       budget: d?.budget ?? 0,
       dialLevel: d?.dialLevel ?? 1,
       answerRate: this.#answerRate(),
@@ -178,7 +199,7 @@ export class PredictiveEngine {
       // a trunk that creates no channel is dialed again at every round meanwhile.
       inFlight: this.#inFlight() + this.#failing(),
       answerRate: this.#answerRate(),
-      window: this.#window,
+      window: this.#governed(),
       recent: { answered: this.#recent.length, abandoned: this.#recent.filter(Boolean).length },
       abandonRateMax: this.#c.config.abandonRateMax,
       maxDialLevel: this.#c.config.maxDialLevel,
@@ -278,6 +299,58 @@ export class PredictiveEngine {
    * the quick no-answers outnumber it and halved the measured rate), and join the queue for an agent.
    */
   onAnswered(call: TrackedCall): void {
+    // With AMD the customer is queued once the dialplan's verdict says a person (onAmd). A call of a
+    // previous run is queued at once: its verdict, if any, was sent before this process listened.
+    if (amdOn(this.#c.config.amd, 'predictive') && !call.amd && !call.adopted) {
+      if (!this.#detecting.includes(call)) this.#detecting.push(call)
+      logCallPhase(this.#c.logger, call, 'detecting', this.#c.now())
+      return
+    }
+    this.#queueAnswered(call)
+  }
+
+  /**
+   * A customer whose verdict has not come AMD_TOTAL_ANALYSIS_MS (Asterisk's 5 s when unset) plus
+   * VERDICT_GRACE_MS after the answer is taken as a person and queued: AMD() never listens longer, so
+   * the UserEvent was lost (an AMI user without `read = user`, a dialplan without the UserEvent).
+   */
+  #verdictsOverdue(): void {
+    const limit = this.#c.now().getTime() - (this.#c.config.amd.totalAnalysisMs ?? 5000) - VERDICT_GRACE_MS
+    for (const call of [...this.#detecting]) {
+      if (!this.#c.calls.has(call.key) || call.amd) {
+        this.#detecting.splice(this.#detecting.indexOf(call), 1)
+      } else if (call.answeredAt && call.answeredAt.getTime() <= limit) {
+        this.#detecting.splice(this.#detecting.indexOf(call), 1)
+        call.amdOverdue = true
+        this.#c.logger.warn(
+          { lead: call.leadId },
+          'no answering machine verdict in time: taken as a person (does the AMI user read user events?)',
+        )
+        this.#queueAnswered(call)
+      }
+    }
+  }
+
+  /**
+   * AMD()'s verdict on an answered customer. A person (HUMAN, NOTSURE, or no verdict) is counted as an
+   * answer and queued for an agent; a machine is left to the dialplan, which hangs it up, and counts
+   * as a line nobody answered, so pacing learns the rate at which people answer. In record-only
+   * mode every verdict goes on to an agent.
+   */
+  onAmd(call: TrackedCall): void {
+    const i = this.#detecting.indexOf(call)
+    if (i >= 0) this.#detecting.splice(i, 1)
+    // A verdict after the call was taken as a person is only written on the attempt.
+    if (!call.amd || !call.answeredAt || call.machine || call.amdOverdue) return
+    if (noteAmdVerdict(call, this.#c.config.amd, this.#c.metrics)) {
+      if (!this.#waiting.includes(call) && !call.redirected) this.#queueAnswered(call)
+      return
+    }
+    this.#sample(false)
+    logCallPhase(this.#c.logger, call, 'answering machine', this.#c.now(), { amdCause: call.amd.cause })
+  }
+
+  #queueAnswered(call: TrackedCall): void {
     if (call.answeredAt) {
       this.#sample(true)
       this.#delays.push(Math.max(0, call.answeredAt.getTime() - call.startedAt.getTime()) / 1000)
@@ -423,6 +496,7 @@ export class PredictiveEngine {
 
   /** Customers on hold past HOLD_TIMEOUT_SECONDS are hung up: Abandoned. */
   async expireHolds(): Promise<void> {
+    this.#verdictsOverdue()
     const limit = this.#c.now().getTime() - this.#c.config.holdTimeoutSeconds * 1000
     for (const call of [...this.#waiting]) {
       if (call.answeredAt && call.answeredAt.getTime() <= limit) {
@@ -445,6 +519,11 @@ export class PredictiveEngine {
   onFinished(call: TrackedCall, result: CallResult): AnsweredCount | undefined {
     this.#drop(call)
     if (result.outcome === 'Failed') return undefined
+    if (result.outcome === 'Machine' && call.answeredAt) {
+      // Not an answered call: the governor counts AMD_MACHINE_ABANDON_SHARE of these when it reads.
+      this.#window.machines += 1
+      return { at: call.answeredAt, abandoned: false, machine: true }
+    }
     if (!call.answeredAt) {
       if (result.answeredAt === null) this.#sample(false)
       return undefined

@@ -9,6 +9,8 @@ export interface SettleInput {
   now: Date
   policy: RetryPolicy
   abandonRetrySeconds: number
+  /** AMD_RETRY_SECONDS: the retry delay after a call an answering machine took. */
+  amdRetrySeconds: number
   isRnrSent: boolean
 }
 
@@ -38,6 +40,17 @@ export function settlePlan(input: SettleInput): SettlePlan {
     return input.mode === 'pool'
       ? { dial_status: 'Archived', next_retry_at: null, archive: true, queueRnrMail: false }
       : { dial_status: 'Disposed', next_retry_at: null, archive: false, queueRnrMail: false }
+  }
+  if (input.outcome === 'Machine') {
+    // An answering machine (AMD): the customer was not reached. The lead is Not Connected, counted as
+    // an attempt (MAX_TRIES), and tried again AMD_RETRY_SECONDS later, in both callback modes; pinned
+    // mode's first one sends the RNR mail as any Not Connected call.
+    return {
+      dial_status: 'Not Connected',
+      next_retry_at: retryDelayForAbandon(input.now, input.amdRetrySeconds),
+      archive: false,
+      queueRnrMail: input.mode === 'pinned' && !input.isRnrSent,
+    }
   }
   if (input.outcome === 'Abandoned' && input.mode === 'pool') {
     // Pool mode: the spec's fixed abandoned retry. Pinned mode uses the Not Connected scheduler.

@@ -33,6 +33,8 @@ export interface SettleContext {
   dialMode: 'progressive' | 'predictive'
   policy: RetryPolicy
   abandonRetrySeconds: number
+  /** AMD_RETRY_SECONDS (0 when unset by a caller that never sees a machine). */
+  amdRetrySeconds?: number
   wrapSeconds: number
   rnrMailTo: string | undefined
   now: () => Date
@@ -53,6 +55,8 @@ export interface SettleReport {
 export interface AnsweredCount {
   at: Date
   abandoned: boolean
+  /** Hung up by AMD as a machine: counted apart (the governor counts a share of them). */
+  machine?: boolean
 }
 
 /**
@@ -79,7 +83,7 @@ export async function settleCall(
   return withTransaction(ctx.db, async (trx): Promise<SettleReport> => {
     const agentId = call.agent?.id
     const wrapUntil = new Date(now.getTime() + ctx.wrapSeconds * 1000)
-    if (count) await countAnswered(trx, ctx.dialerId, count.at, count.abandoned)
+    if (count) await countAnswered(trx, ctx.dialerId, count.at, count.abandoned, count.machine)
     const { lead, superseded } = await lockReservedLead(trx, call.leadId, ctx.dialerId, tokenOfKey(call.key))
     if (!lead) {
       const row = attemptRow(ctx, call, result, null)
@@ -106,6 +110,7 @@ export async function settleCall(
       now,
       policy: ctx.policy,
       abandonRetrySeconds: ctx.abandonRetrySeconds,
+      amdRetrySeconds: ctx.amdRetrySeconds ?? 0,
       isRnrSent: lead.isRnrSent === 1,
     })
     const nextRetryAt = retryInCallingHours(ctx, plan.next_retry_at, lead.customer_tz)
@@ -142,7 +147,10 @@ export async function settleCall(
       })
     }
     // Wrap-up follows a conversation; after a call nobody answered the agent is free at once.
-    const talked = call.mode === 'predictive' ? call.bridgedAt !== undefined : result.answeredAt !== null
+    const talked =
+      call.mode === 'predictive'
+        ? call.bridgedAt !== undefined
+        : result.answeredAt !== null && result.outcome !== 'Machine'
     if (agentId !== undefined) await releaseAgent(trx, agentId, ctx.dialerId, talked ? wrapUntil : null)
     return { outcome: 'settled' }
   })
@@ -192,6 +200,7 @@ export async function settleUnknown(
     now,
     policy: ctx.policy,
     abandonRetrySeconds: ctx.abandonRetrySeconds,
+    amdRetrySeconds: ctx.amdRetrySeconds ?? 0,
     isRnrSent: true,
   })
   await settleLead(trx, leadId, {
@@ -243,6 +252,9 @@ function attemptRow(
     started_at: toDbTime(call.startedAt),
     answered_at: result.answeredAt && toDbTime(result.answeredAt),
     ended_at: toDbTime(result.endedAt),
+    amd_status: call.amd?.status ?? null,
+    amd_cause: call.amd ? call.amd.cause.slice(0, 64) : null,
+    amd_ms: call.amd?.ms ?? null,
     talk_seconds: result.answeredAt
       ? Math.max(0, Math.round((result.endedAt.getTime() - result.answeredAt.getTime()) / 1000))
       : null,

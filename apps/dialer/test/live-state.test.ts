@@ -147,6 +147,7 @@ t.test('call phases, and the agent on the call', async (t) => {
         window: '30d',
         answered: 10,
         abandoned: 1,
+        machines: 0,
         rate: 0.1,
         budget: 0,
         dialLevel: 1.5,

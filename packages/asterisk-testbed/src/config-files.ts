@@ -45,6 +45,8 @@ export function configFiles(install: AsteriskInstall, dir: string, port: number)
       '',
     ].join('\n'),
     'modules.conf': '[modules]\nautoload = yes\n',
+    // app_amd declines to load without an amd.conf; an empty [general] keeps Asterisk's own defaults.
+    'amd.conf': '[general]\n',
     'logger.conf': '[logfiles]\nconsole => notice,warning,error\nmessages.log => notice,warning,error\n',
     'manager.conf': `${manager}\n[${ADMIN_USER.username}]\nsecret = ${ADMIN_USER.secret}\nread = all\nwrite = all\n`,
     'extensions.conf': [

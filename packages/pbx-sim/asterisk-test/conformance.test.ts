@@ -25,6 +25,10 @@ interface Scenario {
   simAgent?: 'idle' | 'busy'
   /** Predictive: redirect the answered customer to this agent. */
   redirectTo?: string
+  /** Predictive: HD_AMD on the Originate, so the shipped dialer-hold runs AMD() first. */
+  amd?: 'hangup' | 'record'
+  /** With `amd`: the AMDSTATUS Asterisk's AMD() gives the test bed's customer. */
+  verdict?: 'HUMAN' | 'MACHINE' | 'NOTSURE'
 }
 
 const SCENARIOS: Scenario[] = [
@@ -116,6 +120,75 @@ const SCENARIOS: Scenario[] = [
     sim: { kind: 'answer', ringSeconds: 1, talkSeconds: 8 },
     redirectTo: '1001',
   },
+  {
+    name: 'progressive with AMD, an answering machine: the verdict, DialEnd CONTINUE, both hung up',
+    mode: 'progressive',
+    agent: '1001',
+    number: '5550013005',
+    sim: { kind: 'answer', ringSeconds: 1, talkSeconds: 8, amd: { status: 'MACHINE', seconds: 1.5 } },
+    amd: 'hangup',
+    verdict: 'MACHINE',
+  },
+  {
+    name: 'progressive with AMD, a person: the verdict, then connected to the desk, talked',
+    mode: 'progressive',
+    agent: '1001',
+    number: '5550012005',
+    sim: { kind: 'answer', ringSeconds: 1, talkSeconds: 6.2, amd: { status: 'HUMAN', seconds: 1.8 } },
+    amd: 'hangup',
+    verdict: 'HUMAN',
+  },
+  {
+    name: 'predictive with AMD, an answering machine: the verdict, hung up by the dialplan',
+    mode: 'predictive',
+    agent: '1001',
+    number: '5550013003',
+    sim: { kind: 'answer', ringSeconds: 1, talkSeconds: 8, amd: { status: 'MACHINE', seconds: 1.5 } },
+    amd: 'hangup',
+    verdict: 'MACHINE',
+  },
+  {
+    name: 'predictive with AMD, a person: the verdict, on hold until the customer hangs up',
+    mode: 'predictive',
+    agent: '1001',
+    number: '5550012003',
+    sim: {
+      kind: 'hangupWhileWaiting',
+      ringSeconds: 1,
+      patienceSeconds: 8,
+      amd: { status: 'HUMAN', seconds: 1.8 },
+    },
+    amd: 'hangup',
+    verdict: 'HUMAN',
+  },
+  {
+    name: 'predictive with AMD, no audio: NOTSURE, on hold until the customer hangs up',
+    mode: 'predictive',
+    agent: '1001',
+    number: '5550014003',
+    sim: {
+      kind: 'hangupWhileWaiting',
+      ringSeconds: 1,
+      patienceSeconds: 8,
+      amd: { status: 'NOTSURE', seconds: 4.9 },
+    },
+    amd: 'hangup',
+    verdict: 'NOTSURE',
+  },
+  {
+    name: 'predictive with AMD record-only, an answering machine: the verdict, kept on hold',
+    mode: 'predictive',
+    agent: '1001',
+    number: '5550013004',
+    sim: {
+      kind: 'hangupWhileWaiting',
+      ringSeconds: 1,
+      patienceSeconds: 8,
+      amd: { status: 'MACHINE', seconds: 1.5 },
+    },
+    amd: 'record',
+    verdict: 'MACHINE',
+  },
 ]
 
 /** Which party a channel carries, on either PBX. */
@@ -164,6 +237,15 @@ function reduce(events: AmiMessage[], fold: boolean): Reduced {
         break
       case 'BridgeEnter':
         fact(leg, 'bridged')
+        break
+      case 'UserEvent':
+        // AMD()'s verdict: the status, and the cause's kind (its numbers are measured times).
+        if (header(e, 'userevent') === 'HoldDialerAmd') {
+          fact(
+            leg,
+            `amd ${header(e, 'status')} ${header(e, 'cause')?.split('-')[0]} ${header(e, 'privilege')}`,
+          )
+        }
         break
       case 'Hangup': {
         if (!leg) break
@@ -240,7 +322,7 @@ async function play(
       async: 'true',
       timeout: 4000,
       channelid: key,
-      variable: { HD_RING_SECONDS: '4' },
+      variable: { HD_RING_SECONDS: '4', ...(s.amd ? { HD_AMD: s.amd } : {}) },
     })
     if (s.redirectTo) {
       const answered = await waitFor(() =>
@@ -331,6 +413,12 @@ for (const s of SCENARIOS) {
     ])
     const expected = reduce(fromAsterisk, true)
     t.ok(Object.keys(expected.legs).length > 0, 'Asterisk reported the call')
+    if (s.amd) {
+      t.ok(
+        expected.legs.customer?.some((f) => f.startsWith(`amd ${s.verdict} `)),
+        "Asterisk sent AMD()'s verdict from the customer's channel",
+      )
+    }
     t.same(
       reduce(fromSim, true),
       expected,

@@ -41,7 +41,8 @@ export const Reason = {
   Congestion: 8,
 } as const
 
-export type DialStatus = 'ANSWER' | 'BUSY' | 'NOANSWER' | 'CANCEL' | 'CONGESTION' | 'CHANUNAVAIL'
+/** DIALSTATUS values the simulator produces; CONTINUE: a U() subroutine set GOSUB_RESULT=CONTINUE. */
+export type DialStatus = 'ANSWER' | 'BUSY' | 'NOANSWER' | 'CANCEL' | 'CONGESTION' | 'CHANUNAVAIL' | 'CONTINUE'
 
 /** Channel states (include/asterisk/channelstate.h) and ast_state2str texts. */
 export const ChannelState = { Down: 0, Ring: 4, Ringing: 5, Up: 6 } as const

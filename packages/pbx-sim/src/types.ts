@@ -1,14 +1,45 @@
 import type { Logger } from 'pino'
 
+/**
+ * What AMD() says of an answered line when the dialplan runs it (the Originate set HD_AMD), and
+ * after how many simulated seconds. Without one, a line is a person: HUMAN after 2 s.
+ */
+export interface AmdScript {
+  status: 'HUMAN' | 'MACHINE' | 'NOTSURE'
+  seconds?: number
+}
+
+/** Shares of answered lines that are machines (and NOTSURE), with detection times, for `random`. */
+export interface AmdMix {
+  machineProbability: number
+  notSureProbability?: number
+  /** Seconds to a verdict: a person's (default 2), a machine's (default 1.5), NOTSURE's (default 5). */
+  humanSeconds?: number
+  machineSeconds?: number
+  notSureSeconds?: number
+}
+
 /** How a customer's phone behaves when the simulator rings it. All durations are simulated seconds. */
 export type CustomerScript =
-  | { kind: 'answer'; ringSeconds: number; talkSeconds: number; endedBy?: 'customer' | 'agent' }
+  | {
+      kind: 'answer'
+      ringSeconds: number
+      talkSeconds: number
+      endedBy?: 'customer' | 'agent'
+      amd?: AmdScript
+    }
   | { kind: 'busy' }
   | { kind: 'noanswer'; ringSeconds?: number }
   | { kind: 'congestion' }
   | { kind: 'reject'; ringSeconds?: number }
   | { kind: 'fail' }
-  | { kind: 'hangupWhileWaiting'; ringSeconds: number; patienceSeconds: number; talkSeconds?: number }
+  | {
+      kind: 'hangupWhileWaiting'
+      ringSeconds: number
+      patienceSeconds: number
+      talkSeconds?: number
+      amd?: AmdScript
+    }
   | {
       kind: 'random'
       answerProbability: number
@@ -17,6 +48,8 @@ export type CustomerScript =
       talkSeconds: { mean: number }
       /** Patience of an answered customer on hold: at least `min` (default 0), then exponential. */
       patienceSeconds?: { mean: number; min?: number }
+      /** Answered lines that are answering machines (drawn only when given). */
+      amd?: AmdMix
     }
 
 /** What an operator sets on an agent's desk phone. The live device state also reflects calls in progress. */
@@ -36,6 +69,7 @@ export type CallOutcome =
   | 'rejected'
   | 'failed'
   | 'abandoned'
+  | 'machine'
   | 'cancelled'
   | 'agent-busy'
   | 'agent-unavailable'

@@ -2,7 +2,15 @@
 // derived from it, and config.ts only turns environment strings into candidate values and
 // reports what the schema refuses. Each `description` completes the sentence
 // "<VARIABLE> must be ...", which is how ConfigError words a refusal.
-import { FormatRegistry, type Static, type TSchema, Type } from '@sinclair/typebox'
+import {
+  FormatRegistry,
+  type Static,
+  type TInteger,
+  type TOptional,
+  type TSchema,
+  Type,
+} from '@sinclair/typebox'
+import { AMD_PARAMETERS } from './config-variables.js'
 import { DIAL_FORMATS, isPhoneCountry } from './phone-identity.js'
 import { isProxyAddress } from './proxy-address.js'
 import { isIanaZone } from './zoned-time.js'
@@ -64,6 +72,21 @@ function text(description: string, options: { pattern?: string; default?: string
 
 /** OUTBOUND_CALLER_ID: `"Name" <number>`; the name has no character Asterisk would read as syntax. */
 export const OUTBOUND_CALLER_ID_PATTERN = String.raw`"[^"<>\\\x00-\x1f\x7f]{1,40}" <\+?[0-9]{3,20}>`
+
+/** AMD()'s parameters: unset by default (amd.conf's values, Asterisk's defaults, apply). */
+function amdParameters() {
+  const out: Record<(typeof AMD_PARAMETERS)[number][1], TOptional<TInteger>> = {} as never
+  for (const [, key, , stock] of AMD_PARAMETERS) {
+    out[key] = Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 600_000,
+        description: `an integer 1-600000 (Asterisk's default ${stock})`,
+      }),
+    )
+  }
+  return out
+}
 
 /** A context or dialplan name as Asterisk takes it: no white space. */
 const ASTERISK_NAME = '^\\S+$'
@@ -279,6 +302,22 @@ export const EnvConfigSchema = Type.Object({
     default: ['break', 'lunch', 'training'],
     description:
       'a comma-separated list of 1-50 different reasons, each 1-32 lower-case letters, digits, _ or - (such as break,lunch,training)',
+  }),
+  // Answering machine detection (DECISIONS section 11): off by default. Record-only: the verdict is
+  // written on the attempt and every call goes on to an agent, so a centre measures before trusting.
+  amd: Type.Object({
+    mode: oneOf(['off', 'predictive', 'progressive', 'both'], 'off'),
+    recordOnly: Type.Boolean({ default: false, description: 'a boolean (true/false, 1/0, yes/no)' }),
+    // The share of the calls AMD hung up that the governor counts as abandoned: the centre's estimate
+    // of the live people stock AMD() takes for machines (15-25%; 3-5% for a tuned profile).
+    machineAbandonShare: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      default: 0.2,
+      description: 'a fraction 0-1 such as 0.2',
+    }),
+    retrySeconds: seconds(0, 3600),
+    ...amdParameters(),
   }),
 })
 

@@ -18,6 +18,23 @@ export interface ConfigVariable {
 
 const asText = (raw: string): unknown => raw
 
+/**
+ * AMD()'s nine parameters in its own order (apps/app_amd.c), by setting and configuration key. The
+ * dialer passes each one that is set to the dialplan as a channel variable (`HD_` + the name without
+ * `AMD_`'s unit); an unset one is left to amd.conf, whose stock values are Asterisk's defaults.
+ */
+export const AMD_PARAMETERS = [
+  ['AMD_INITIAL_SILENCE_MS', 'initialSilenceMs', 'HD_AMD_INITIAL_SILENCE', 2500],
+  ['AMD_GREETING_MS', 'greetingMs', 'HD_AMD_GREETING', 1500],
+  ['AMD_AFTER_GREETING_SILENCE_MS', 'afterGreetingSilenceMs', 'HD_AMD_AFTER_GREETING_SILENCE', 800],
+  ['AMD_TOTAL_ANALYSIS_MS', 'totalAnalysisMs', 'HD_AMD_TOTAL_ANALYSIS_TIME', 5000],
+  ['AMD_MIN_WORD_MS', 'minWordMs', 'HD_AMD_MIN_WORD_LENGTH', 100],
+  ['AMD_BETWEEN_WORDS_SILENCE_MS', 'betweenWordsSilenceMs', 'HD_AMD_BETWEEN_WORDS_SILENCE', 50],
+  ['AMD_MAX_WORDS', 'maxWords', 'HD_AMD_MAX_WORDS', 3],
+  ['AMD_SILENCE_THRESHOLD', 'silenceThreshold', 'HD_AMD_SILENCE_THRESHOLD', 256],
+  ['AMD_MAX_WORD_MS', 'maxWordMs', 'HD_AMD_MAX_WORD_LENGTH', 5000],
+] as const
+
 const asInteger = (raw: string): unknown => (/^[+-]?\d+$/.test(raw) ? Number(raw) : raw)
 
 const asNumber = (raw: string): unknown => (/^[+-]?(\d+(\.\d*)?|\.\d+)$/.test(raw) ? Number(raw) : raw)
@@ -130,4 +147,9 @@ export const CONFIG_VARIABLES: readonly ConfigVariable[] = [
   variable('TRUNK_BREAKER_FAILURES', ['trunkBreakerFailures'], asInteger),
   variable('TRUNK_BREAKER_PROBE_SECONDS', ['trunkBreakerProbeSeconds'], asInteger),
   variable('AGENT_PAUSE_REASONS', ['agentPauseReasons'], asList),
+  variable('AMD', ['amd', 'mode'], asText),
+  variable('AMD_RECORD_ONLY', ['amd', 'recordOnly'], asBoolean),
+  variable('AMD_MACHINE_ABANDON_SHARE', ['amd', 'machineAbandonShare'], asNumber),
+  variable('AMD_RETRY_SECONDS', ['amd', 'retrySeconds'], asInteger),
+  ...AMD_PARAMETERS.map(([name, key]) => variable(name, ['amd', key], asInteger)),
 ]

@@ -15,7 +15,7 @@ export {
   LOG_LEVELS,
   type LogFormat,
 } from './config-schema.js'
-export { CONFIG_VARIABLES, type ConfigVariable } from './config-variables.js'
+export { AMD_PARAMETERS, CONFIG_VARIABLES, type ConfigVariable } from './config-variables.js'
 export { describeConfig } from './describe-config.js'
 
 /** Thrown by parseConfig; `problems` holds one sentence per bad variable. */
@@ -83,7 +83,7 @@ function readRawValues(env: Environment): Map<ConfigVariable, string> {
 }
 
 function buildCandidate(raw: Map<ConfigVariable, string>, defaults: ConfigDefaults): Candidate {
-  const candidate: Candidate = { ami: {}, smtp: {} }
+  const candidate: Candidate = { ami: {}, smtp: {}, amd: {} }
   for (const [variable, text] of raw) {
     setAt(candidate, variable.path, variable.read(text))
   }
@@ -98,7 +98,7 @@ function buildCandidate(raw: Map<ConfigVariable, string>, defaults: ConfigDefaul
   return Value.Default(EnvConfigSchema, candidate) as Candidate
 }
 
-/** The object holding a variable's field: the candidate itself, or its group (`ami`, `smtp`). */
+/** The object holding a variable's field: the candidate itself, or its group (`ami`, `smtp`, `amd`). */
 function holderOf(target: Candidate, path: ConfigVariable['path']): { holder: Candidate; field: string } {
   const [key, nestedKey] = path
   return nestedKey === undefined

@@ -1,6 +1,7 @@
 // Pure rules shared by the API and the dialer: no clock reads, no environment, no I/O.
 // "Now" and the configuration are always parameters.
 
+export { type AmdStatus, type AmdWindowTotals, amdGoesToAgent, governedWindow } from './amd.js'
 export {
   CALLBACK_TIME_CALENDAR_MESSAGE,
   CALLBACK_TIME_FORMAT_MESSAGE,
@@ -12,6 +13,7 @@ export {
 export { CALLER_ID_NAME_MAX, callerId, callerIdName } from './caller-id.js'
 export { type CallingWindow, isCallable, nextCallableMoment, zonesOfColumn } from './calling-hours.js'
 export {
+  AMD_PARAMETERS,
   CONFIG_VARIABLES,
   type Config,
   type ConfigDefaults,

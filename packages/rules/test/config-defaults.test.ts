@@ -63,6 +63,19 @@ const DEFAULTS: Array<[string, unknown]> = [
   ['TRUNK_BREAKER_FAILURES', 5],
   ['TRUNK_BREAKER_PROBE_SECONDS', 30],
   ['AGENT_PAUSE_REASONS', ['break', 'lunch', 'training']],
+  ['AMD', 'off'],
+  ['AMD_RECORD_ONLY', false],
+  ['AMD_MACHINE_ABANDON_SHARE', 0.2],
+  ['AMD_RETRY_SECONDS', 3600],
+  ['AMD_INITIAL_SILENCE_MS', undefined],
+  ['AMD_GREETING_MS', undefined],
+  ['AMD_AFTER_GREETING_SILENCE_MS', undefined],
+  ['AMD_TOTAL_ANALYSIS_MS', undefined],
+  ['AMD_MIN_WORD_MS', undefined],
+  ['AMD_BETWEEN_WORDS_SILENCE_MS', undefined],
+  ['AMD_MAX_WORDS', undefined],
+  ['AMD_SILENCE_THRESHOLD', undefined],
+  ['AMD_MAX_WORD_MS', undefined],
 ]
 
 t.test('the table of defaults covers every variable', async (t) => {

@@ -112,6 +112,20 @@ const REFUSED: Array<[string, string, string]> = [
   ['AGENT_PAUSE_REASONS', 'lunch,lunch', PAUSE_REASONS_RULE],
   ['AGENT_PAUSE_REASONS', ',', PAUSE_REASONS_RULE],
   ['AGENT_PAUSE_REASONS', `${'x'.repeat(33)}`, PAUSE_REASONS_RULE],
+  ['AMD', 'on', 'one of off, predictive, progressive, both'],
+  ['AMD_RECORD_ONLY', 'maybe', 'a boolean (true/false, 1/0, yes/no)'],
+  ['AMD_MACHINE_ABANDON_SHARE', '20%', 'a fraction 0-1 such as 0.2'],
+  ['AMD_MACHINE_ABANDON_SHARE', '1.5', 'a fraction 0-1 such as 0.2'],
+  ['AMD_RETRY_SECONDS', '-1', 'an integer 0-2147483 (seconds)'],
+  ['AMD_INITIAL_SILENCE_MS', '0', "an integer 1-600000 (Asterisk's default 2500)"],
+  ['AMD_GREETING_MS', '1.5', "an integer 1-600000 (Asterisk's default 1500)"],
+  ['AMD_AFTER_GREETING_SILENCE_MS', 'x', "an integer 1-600000 (Asterisk's default 800)"],
+  ['AMD_TOTAL_ANALYSIS_MS', '600001', "an integer 1-600000 (Asterisk's default 5000)"],
+  ['AMD_MIN_WORD_MS', '-5', "an integer 1-600000 (Asterisk's default 100)"],
+  ['AMD_BETWEEN_WORDS_SILENCE_MS', '0', "an integer 1-600000 (Asterisk's default 50)"],
+  ['AMD_MAX_WORDS', 'three', "an integer 1-600000 (Asterisk's default 3)"],
+  ['AMD_SILENCE_THRESHOLD', '0', "an integer 1-600000 (Asterisk's default 256)"],
+  ['AMD_MAX_WORD_MS', '0', "an integer 1-600000 (Asterisk's default 5000)"],
 ]
 
 t.test('every variable with rules has a refused value in the table', async (t) => {

@@ -81,6 +81,23 @@ const ACCEPTED: Array<[string, string, unknown]> = [
   ['TRUNK_BREAKER_PROBE_SECONDS', '5', 5],
   ['AGENT_PAUSE_REASONS', 'break, lunch ,meeting', ['break', 'lunch', 'meeting']],
   ['AGENT_PAUSE_REASONS', 'coaching', ['coaching']],
+  ['AMD', 'predictive', 'predictive'],
+  ['AMD', 'off', 'off'],
+  ['AMD', 'progressive', 'progressive'],
+  ['AMD', 'both', 'both'],
+  ['AMD_RECORD_ONLY', 'yes', true],
+  ['AMD_MACHINE_ABANDON_SHARE', '0.05', 0.05],
+  ['AMD_MACHINE_ABANDON_SHARE', '0', 0],
+  ['AMD_RETRY_SECONDS', '0', 0],
+  ['AMD_INITIAL_SILENCE_MS', '3000', 3000],
+  ['AMD_GREETING_MS', '1200', 1200],
+  ['AMD_AFTER_GREETING_SILENCE_MS', '700', 700],
+  ['AMD_TOTAL_ANALYSIS_MS', '4000', 4000],
+  ['AMD_MIN_WORD_MS', '120', 120],
+  ['AMD_BETWEEN_WORDS_SILENCE_MS', '60', 60],
+  ['AMD_MAX_WORDS', '4', 4],
+  ['AMD_SILENCE_THRESHOLD', '300', 300],
+  ['AMD_MAX_WORD_MS', '4000', 4000],
 ]
 
 t.test('every variable accepts a valid value', async (t) => {

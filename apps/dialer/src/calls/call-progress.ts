@@ -5,6 +5,8 @@ import type { CallResult, TrackedCall } from './call-tracker.js'
  * The steps of a call as the log shows them. The messages are grep targets: keep them stable.
  * - `customer ringing`: the customer's phone is being dialed (progressive: from the answered desk).
  * - `customer answered`: the customer picked up.
+ * - `detecting`: predictive with AMD, answered; AMD() listens before the customer is queued.
+ * - `answering machine`: AMD() took the answer for a machine; the dialplan hangs it up.
  * - `on hold`: predictive, answered and waiting for a free agent (again after a desk that refused).
  * - `sent to agent`: predictive, the customer redirected to an agent's desk, which now rings.
  * - `connected to agent`: the customer and the agent are bridged and talking.
@@ -12,12 +14,18 @@ import type { CallResult, TrackedCall } from './call-tracker.js'
 export type CallPhase =
   | 'customer ringing'
   | 'customer answered'
+  | 'detecting'
+  | 'answering machine'
   | 'on hold'
   | 'sent to agent'
   | 'connected to agent'
 
 /** The few steps logged at info; the rest at debug. */
-const INFO: ReadonlySet<CallPhase> = new Set<CallPhase>(['customer answered', 'connected to agent'])
+const INFO: ReadonlySet<CallPhase> = new Set<CallPhase>([
+  'customer answered',
+  'answering machine',
+  'connected to agent',
+])
 
 /**
  * One log line for a step of a call: lead id, agent (extension and id), mode, the step, the time since

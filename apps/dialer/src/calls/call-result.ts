@@ -40,6 +40,8 @@ function hangupBy(call: TrackedCall, customer: Leg[], answered: boolean, cause: 
       ),
       Number.POSITIVE_INFINITY,
     )
+  // The dialplan hung up a machine.
+  if (answered && call.machine && !call.bridgedAt) return 'system'
   if (answered) {
     // A Local half optimised out is hung up by Asterisk, not by a party (its LocalOptimizationBegin
     // may come after its request).
@@ -94,12 +96,14 @@ export function callResult(
   if (forced) decided = forced
   else if (call.mode === 'predictive') {
     decided = answered
-      ? call.bridgedAt
-        ? { outcome: 'Received', why: 'answered and connected to an agent' }
-        : {
-            outcome: 'Abandoned',
-            why: 'answered, no agent connected before the customer left or the hold timeout',
-          }
+      ? call.machine && !call.bridgedAt
+        ? { outcome: 'Machine', why: `answering machine (AMD ${call.amd?.cause || 'MACHINE'}), hung up` }
+        : call.bridgedAt
+          ? { outcome: 'Received', why: 'answered and connected to an agent' }
+          : {
+              outcome: 'Abandoned',
+              why: 'answered, no agent connected before the customer left or the hold timeout',
+            }
       : predictiveUnanswered(call, customer, cause)
   } else if (call.originateResponse?.success === false) {
     // Progressive: the Originate rang the agent's desk and failed; the customer was never dialed.
@@ -111,6 +115,10 @@ export function callResult(
   } else if (customer.length === 0 && !call.dialStatus) {
     // The agent hung up (or the desk's channel ended) before the customer was dialed.
     decided = { outcome: 'Failed', why: 'customer never dialed' }
+  } else if (answered && (call.machine || call.dialStatus === 'CONTINUE')) {
+    // Progressive: the customer's leg was hung up by the Dial's AMD subroutine (DialEnd CONTINUE, which
+    // only that subroutine causes in the shipped dialplan), even if its UserEvent was missed.
+    decided = { outcome: 'Machine', why: `answering machine (AMD ${call.amd?.cause || 'MACHINE'}), hung up` }
   } else {
     decided = customerOutcome({ answered, dialStatus: call.dialStatus, hangupCause: cause })
   }

@@ -62,6 +62,12 @@ export interface TrackedCall extends CallStart {
   redirected?: boolean
   /** Predictive: hung up by the dialer after HOLD_TIMEOUT_SECONDS on hold. */
   holdExpired?: boolean
+  /** Predictive with AMD: AMD()'s verdict (the dialplan's HoldDialerAmd UserEvent), when it came. */
+  amd?: AmdVerdict
+  /** Predictive with AMD: hung up by the dialplan as an answering machine (not record-only). */
+  machine?: boolean
+  /** Predictive with AMD: no verdict in time, so taken as a person (predictive.ts). */
+  amdOverdue?: boolean
   hangups: number
   /**
    * The channels of the call's hangup requests (HangupRequest / SoftHangupRequest), in order: the first
@@ -88,6 +94,17 @@ export interface CallResult {
   hangupBy: 'customer' | 'agent' | 'system' | null
   customerUniqueid: string | null
 }
+
+/** AMD()'s verdict on an answered customer (apps/app_amd.c's AMDSTATUS and AMDCAUSE). */
+export interface AmdVerdict {
+  status: string
+  cause: string
+  /** Milliseconds from the answer to the verdict. */
+  ms: number
+}
+
+/** The UserEvent the shipped HOLD_CONTEXT sends after AMD() (deploy/asterisk). */
+export const AMD_USER_EVENT = 'HoldDialerAmd'
 
 /** A channel listed by CoreShowChannels (adoption after a restart). */
 export interface LiveChannel {
@@ -147,6 +164,8 @@ export class CallTracker {
       onAnswered?: (call: TrackedCall) => void
       /** Predictive: an agent's leg failed to join (busy, no answer): the customer is back on hold. */
       onAgentLegFailed?: (call: TrackedCall, dialStatus: string) => void
+      /** Predictive with AMD: the dialplan's verdict on the answered customer arrived. */
+      onAmd?: (call: TrackedCall) => void
       /** A step of the call for the log: customer ringing, answered, connected to the agent. */
       onProgress?: (call: TrackedCall, phase: CallPhase) => void
     } = {},
@@ -245,6 +264,9 @@ export class CallTracker {
         break
       case 'hangup':
         if (uniqueid) this.#hangup(call, uniqueid, event)
+        break
+      case 'userevent':
+        if (header(event, 'userevent') === AMD_USER_EVENT) this.#amd(call, event)
         break
       case 'hanguprequest':
       case 'softhanguprequest': {
@@ -444,6 +466,22 @@ export class CallTracker {
       leg.causeTxt = header(event, 'cause-txt')
     }
     this.#maybeFinished(call)
+  }
+
+  /**
+   * The verdict is read once, from a customer channel (AMD() runs on it: predictive, the originated
+   * channel in HOLD_CONTEXT; progressive, the dialed customer in the Dial's U() subroutine).
+   */
+  #amd(call: TrackedCall, event: AmiMessage): void {
+    const uniqueid = header(event, 'uniqueid')
+    if (call.amd || !uniqueid || call.legs.get(uniqueid)?.side !== 'customer') return
+    const at = this.now().getTime()
+    call.amd = {
+      status: header(event, 'status') ?? '',
+      cause: header(event, 'cause') ?? '',
+      ms: call.answeredAt ? Math.max(0, at - call.answeredAt.getTime()) : 0,
+    }
+    this.hooks.onAmd?.(call)
   }
 
   #up(call: TrackedCall, uniqueid: string): void {

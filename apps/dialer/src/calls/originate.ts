@@ -1,6 +1,7 @@
 import { callerId, type DialFormat } from '@hold-dialer/rules'
 import type { Agent } from '../agents/agent-tracker.js'
 import type { ClaimedLead } from '../claim/claim.js'
+import { type AmdSettings, amdVariables } from './amd.js'
 import { customerChannel, customerNumber } from './customer-number.js'
 
 export interface OriginateSettings {
@@ -11,6 +12,8 @@ export interface OriginateSettings {
   dialerId: string
   /** OUTBOUND_CALLER_ID: what every customer leg presents; unset, none. */
   outboundCallerId?: string | undefined
+  /** AMD and its parameters: turned on in CUSTOMER_CONTEXT's Dial through channel variables. */
+  amd?: AmdSettings | undefined
 }
 
 export interface PredictiveOriginateSettings {
@@ -20,6 +23,8 @@ export interface PredictiveOriginateSettings {
   ringTimeoutSeconds: number
   dialerId: string
   outboundCallerId?: string | undefined
+  /** AMD and its parameters: turned on in HOLD_CONTEXT through channel variables (calls/amd.ts). */
+  amd?: AmdSettings | undefined
 }
 
 /** `PJSIP/{extension}` -> `PJSIP/1001`. */
@@ -70,6 +75,7 @@ export function progressiveOriginate(
       HD_DIALER: s.dialerId,
       HD_RING_SECONDS: String(s.ringTimeoutSeconds),
       ...(s.outboundCallerId ? { HD_CALLER_ID: s.outboundCallerId } : {}),
+      ...amdVariables(s.amd, 'progressive'),
     },
   }
 }
@@ -102,6 +108,7 @@ export function predictiveOriginate(
       HD_OLI_ID: lead.oli_id,
       HD_DIALER: s.dialerId,
       HD_CUSTOMER_ID: customerCallerId(lead),
+      ...amdVariables(s.amd, 'predictive'),
     },
   }
 }

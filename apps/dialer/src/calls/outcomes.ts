@@ -7,8 +7,12 @@
  * (ANSWER, BUSY, NOANSWER, CANCEL, CONGESTION, CHANUNAVAIL, DONTCALL, TORTURE, INVALIDARGS).
  */
 
-/** What the dialer writes for a call that was placed (`Failed` = never placed: restore, no count). */
-export type CallOutcome = 'Received' | 'Not Connected' | 'Rejected' | 'Abandoned' | 'Failed'
+/**
+ * What the dialer writes for a call that was placed (`Failed` = never placed: restore, no count).
+ * `Machine`: answered by an answering machine, which AMD detected and the dialplan hung up; the lead
+ * becomes Not Connected (settle-plan.ts).
+ */
+export type CallOutcome = 'Received' | 'Not Connected' | 'Rejected' | 'Abandoned' | 'Machine' | 'Failed'
 
 export interface CustomerLegResult {
   /** app_dial DIALSTATUS of the customer leg, when a DialEnd arrived. */

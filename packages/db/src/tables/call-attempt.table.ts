@@ -46,6 +46,12 @@ export interface CallAttemptTable {
    * still counts as a call to the person (the per-number caps).
    */
   superseded: Generated<number>
+  /** AMD()'s AMDSTATUS (HUMAN, MACHINE, NOTSURE, HANGUP); NULL when detection did not run. */
+  amd_status?: string | null
+  /** AMD()'s AMDCAUSE, e.g. `LONGGREETING-1500-1500`. */
+  amd_cause?: string | null
+  /** Milliseconds from the answer to the verdict. */
+  amd_ms?: number | null
 }
 
 export type CallAttempt = Selectable<CallAttemptTable>

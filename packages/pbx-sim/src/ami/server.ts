@@ -5,7 +5,7 @@ import type { Field } from '../wire/message.js'
 import type { ActionHandler, AmiContext } from './context.js'
 import { AmiSession } from './session.js'
 
-const PRIVILEGE: Record<EventCategory, string> = { call: 'call,all', system: 'system,all' }
+const PRIVILEGE: Record<EventCategory, string> = { call: 'call,all', system: 'system,all', user: 'user,all' }
 
 /** Formats an event the way manager_event() does: Event and Privilege lines first. */
 export function formatEvent(event: string, category: EventCategory, fields: readonly Field[]): string {

@@ -6,7 +6,7 @@ import { AmiParser } from '../wire/parser.js'
 import type { ActionHandler, AmiContext } from './context.js'
 
 const UNAUTHENTICATED_ACTIONS = new Set(['login', 'logoff', 'challenge'])
-const CATEGORIES: readonly EventCategory[] = ['call', 'system']
+const CATEGORIES: readonly EventCategory[] = ['call', 'system', 'user']
 
 /**
  * One AMI connection. Actions are handled one at a time in arrival order, as Asterisk's session

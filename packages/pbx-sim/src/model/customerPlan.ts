@@ -1,5 +1,5 @@
 import type { Rng } from '../rng.js'
-import type { CustomerScript } from '../types.js'
+import type { AmdScript, CustomerScript } from '../types.js'
 
 export type CustomerResult = 'answer' | 'busy' | 'noanswer' | 'congestion' | 'reject' | 'fail'
 
@@ -13,6 +13,17 @@ export interface CustomerPlan {
   /** Time after answer the customer waits unbridged before hanging up; null waits forever. */
   patienceSeconds: number | null
   endedBy: 'customer' | 'agent'
+  /** AMD()'s verdict when the dialplan runs it. */
+  amd: Required<AmdScript>
+}
+
+/** A person, as AMD() hears one with its stock settings: a short hello, then 0.8 s of silence. */
+const PERSON: Required<AmdScript> = { status: 'HUMAN', seconds: 2 }
+const DEFAULT_AMD_SECONDS: Record<AmdScript['status'], number> = { HUMAN: 2, MACHINE: 1.5, NOTSURE: 5 }
+
+function amdOf(script: AmdScript | undefined): Required<AmdScript> {
+  if (!script) return PERSON
+  return { status: script.status, seconds: script.seconds ?? DEFAULT_AMD_SECONDS[script.status] }
 }
 
 const DEFAULT_TALK_SECONDS = 30
@@ -24,6 +35,7 @@ function plan(result: CustomerResult, fields: Partial<CustomerPlan> = {}): Custo
     talkSeconds: DEFAULT_TALK_SECONDS,
     patienceSeconds: null,
     endedBy: 'customer',
+    amd: PERSON,
     ...fields,
   }
 }
@@ -36,6 +48,7 @@ export function resolvePlan(script: CustomerScript, rng: Rng): CustomerPlan {
         ringSeconds: script.ringSeconds,
         talkSeconds: script.talkSeconds,
         endedBy: script.endedBy ?? 'customer',
+        amd: amdOf(script.amd),
       })
     case 'busy':
       return plan('busy')
@@ -52,6 +65,7 @@ export function resolvePlan(script: CustomerScript, rng: Rng): CustomerPlan {
         ringSeconds: script.ringSeconds,
         patienceSeconds: script.patienceSeconds,
         talkSeconds: script.talkSeconds ?? DEFAULT_TALK_SECONDS,
+        amd: amdOf(script.amd),
       })
     case 'random': {
       const roll = rng.next()
@@ -61,8 +75,19 @@ export function resolvePlan(script: CustomerScript, rng: Rng): CustomerPlan {
       const patience = script.patienceSeconds
       const floor = Math.min(patience?.min ?? 0, patience?.mean ?? 0)
       const patienceSeconds = patience ? floor + rng.exponential(patience.mean - floor) : null
-      if (roll < script.answerProbability)
-        return plan('answer', { ringSeconds, talkSeconds, patienceSeconds })
+      if (roll < script.answerProbability) {
+        // Drawn only when the script has a mix, so scripts without one keep their sequence.
+        const mix = script.amd
+        let amd = PERSON
+        if (mix) {
+          const kind = rng.next()
+          if (kind < mix.machineProbability) amd = { status: 'MACHINE', seconds: mix.machineSeconds ?? 1.5 }
+          else if (kind < mix.machineProbability + (mix.notSureProbability ?? 0))
+            amd = { status: 'NOTSURE', seconds: mix.notSureSeconds ?? 5 }
+          else amd = { status: 'HUMAN', seconds: mix.humanSeconds ?? 2 }
+        }
+        return plan('answer', { ringSeconds, talkSeconds, patienceSeconds, amd })
+      }
       if (roll < script.answerProbability + (script.busyProbability ?? 0)) return plan('busy')
       return plan('noanswer', { ringSeconds: Number.POSITIVE_INFINITY })
     }

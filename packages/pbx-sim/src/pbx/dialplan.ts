@@ -1,6 +1,6 @@
 import { Cause, ChannelState } from '../causes.js'
 import { parseCallerId } from '../model/callerid.js'
-import type { Channel } from '../model/channel.js'
+import { type Channel, channelFields } from '../model/channel.js'
 import { normalizeNumber, parseDialString } from '../model/dialstring.js'
 import { joinBridge } from './bridges.js'
 import type { PbxCore } from './engine.js'
@@ -68,9 +68,56 @@ export function runDialplan(
   ch.exten = exten
   ch.priority = 1
   if (context === core.config.customerContext) dialCustomer(core, ch, normalizeNumber(exten), timeout)
-  else if (context === core.config.holdContext) hold(core, ch)
+  else if (context === core.config.holdContext) holdContext(core, ch)
   else if (core.isAgent(exten)) dialAgent(core, ch, exten)
   else park(core, ch)
+}
+
+/** AMDCAUSE as AMD() writes it with its stock settings (apps/app_amd.c). */
+const AMD_CAUSE: Record<string, (ms: number) => string> = {
+  HUMAN: () => 'HUMAN-800-800',
+  MACHINE: () => 'LONGGREETING-1500-1500',
+  NOTSURE: (ms) => `TOOLONG-${ms}`,
+}
+
+/**
+ * The shipped HOLD_CONTEXT: with HD_AMD set (the dialer's AMD setting), AMD() listens first and the
+ * verdict goes out as `UserEvent: HoldDialerAmd` with Status and Cause, from the customer's channel;
+ * a MACHINE is hung up (cause 16) unless HD_AMD is `record`. Then, or at once, the customer holds.
+ */
+function holdContext(core: PbxCore, ch: Channel): void {
+  const mode = ch.vars.get('HD_AMD') ?? ''
+  if (mode === '' || ch.role !== 'customer') {
+    hold(core, ch)
+    return
+  }
+  // A person may hang up while AMD listens.
+  startPatience(core, ch)
+  runAmd(core, ch, mode, (person) => {
+    if (person) hold(core, ch)
+    else core.hangup(ch, Cause.NormalClearing, 'system')
+  })
+}
+
+/**
+ * AMD() on an answered customer for the plan's detection time, then the dialplan's UserEvent from
+ * that channel. `done(false)`: a MACHINE with HD_AMD `hangup` (the call's record says `machine`).
+ */
+function runAmd(core: PbxCore, ch: Channel, mode: string, done: (person: boolean) => void): void {
+  const verdict = ch.plan?.amd ?? { status: 'HUMAN', seconds: 2 }
+  ch.application = 'AMD'
+  ch.applicationData = ''
+  core.after(ch, verdict.seconds, () => {
+    core.emitUser('UserEvent', [
+      ...channelFields(ch),
+      ['UserEvent', 'HoldDialerAmd'],
+      ['Status', verdict.status],
+      ['Cause', AMD_CAUSE[verdict.status]?.(Math.round(verdict.seconds * 1000)) ?? ''],
+    ])
+    const machine = verdict.status === 'MACHINE' && mode === 'hangup'
+    if (machine) core.log.setOutcome(ch.call, 'machine')
+    done(!machine)
+  })
 }
 
 export function hold(core: PbxCore, ch: Channel): void {
@@ -103,6 +150,12 @@ interface DialLeg {
   timeout: number
   onAnswer: () => void
   onFailure: (failure: LegFailure) => void
+  /**
+   * Dial's `U()` subroutine on the answered callee, before DialEnd: `done(true)` connects the call;
+   * `done(false)` is `GOSUB_RESULT=CONTINUE`: DialEnd CONTINUE, the callee hung up (cause 16), and
+   * `onContinue` goes on in the caller's dialplan.
+   */
+  screen?: { run: (dest: Channel, done: (connect: boolean) => void) => void; onContinue: () => void }
 }
 
 /** app_dial in miniature: DialBegin, ring, DialEnd, then answer or failure handling. */
@@ -123,8 +176,30 @@ function dial(core: PbxCore, caller: Channel, leg: DialLeg): void {
     caller.onHangup = null
     if (result.answered) {
       core.setState(dest, ChannelState.Up)
-      core.emit('DialEnd', dialEndFields(caller, dest, 'ANSWER'))
-      leg.onAnswer()
+      const connect = () => {
+        core.emit('DialEnd', dialEndFields(caller, dest, 'ANSWER'))
+        leg.onAnswer()
+      }
+      const screen = leg.screen
+      if (!screen) {
+        connect()
+        return
+      }
+      // Either party hanging up during the subroutine ends the other.
+      caller.onHangup = (_cause, by) => core.hangup(dest, Cause.NormalClearing, by)
+      dest.onHangup = (_cause, by) => core.hangup(caller, Cause.NormalClearing, by)
+      screen.run(dest, (go) => {
+        caller.onHangup = null
+        dest.onHangup = null
+        if (caller.hungUp || dest.hungUp) return
+        if (go) {
+          connect()
+          return
+        }
+        core.emit('DialEnd', dialEndFields(caller, dest, 'CONTINUE'))
+        core.hangup(dest, Cause.NormalClearing, 'system')
+        screen.onContinue()
+      })
       return
     }
     const { failure } = result
@@ -202,10 +277,23 @@ function dialCustomer(core: PbxCore, caller: Channel, number: string, timeout: n
     plan: ringPlanOf(plan),
     timeout,
     onAnswer: () => {
-      caller.call.record.answeredAt = core.now()
+      caller.call.record.answeredAt ??= core.now()
       caller.call.record.dialStatus = 'ANSWER'
       joinBridge(core, caller, dest, { dialed: true })
     },
+    // The shipped CUSTOMER_CONTEXT dials with U(dialer-amd) when the Originate set HD_AMD.
+    ...(caller.vars.get('HD_AMD')
+      ? {
+          screen: {
+            run: (answered: Channel, done: (connect: boolean) => void) => {
+              caller.call.record.answeredAt = core.now()
+              runAmd(core, answered, caller.vars.get('HD_AMD') ?? '', done)
+            },
+            // The dialplan's Hangup() after the Dial: the desk hangs up.
+            onContinue: () => core.hangup(caller, Cause.NormalClearing, 'system'),
+          },
+        }
+      : {}),
     // The agent's dialplan ends after a failed Dial (`Hangup()`: cause 16). A callee that hung up with
     // a cause of its own (a reject) passes it on to the caller, as Asterisk does; busy and congestion
     // arrive as indications and a ring timeout has no cause, so those leave 16.

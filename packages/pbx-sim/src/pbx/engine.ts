@@ -11,7 +11,7 @@ import type { Field } from '../wire/message.js'
 import { endBridgeIfAlone, leaveBridge } from './bridges.js'
 import { deviceStateFields, hangupFields } from './events.js'
 
-export type EventCategory = 'call' | 'system'
+export type EventCategory = 'call' | 'system' | 'user'
 export type Publish = (event: string, category: EventCategory, fields: Field[]) => void
 
 export interface CoreConfig {
@@ -114,6 +114,11 @@ export class PbxCore {
 
   emit(event: string, fields: Field[]): void {
     this.publish(event, 'call', fields)
+  }
+
+  /** An event of class `user` (the dialplan's UserEvent). */
+  emitUser(event: string, fields: Field[]): void {
+    this.publish(event, 'user', fields)
   }
 
   setOutcome(number: string, script: CustomerScript): void {
