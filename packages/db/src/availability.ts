@@ -1,6 +1,6 @@
 import { sql } from 'kysely'
 import type { Db } from './connect.js'
-import { type MigrateOptions, type MigrateResult, migrate } from './migrate.js'
+import { type MigrateOptions, type MigrateResult, migrate, pendingMigrations } from './migrate.js'
 import { unavailableReason } from './retryable-errors.js'
 
 /** The part of a pino logger this module uses. */
@@ -129,7 +129,13 @@ export class DatabaseAvailability {
     for (;;) {
       try {
         const result = this.#o.migrate ? await migrate(this.#o.db, this.#o.migrateOptions) : undefined
-        if (!this.#o.migrate) await selectOne(this.#o.db)
+        if (!this.#o.migrate) {
+          await selectOne(this.#o.db)
+          // A database behind this version (an upgrade whose migrations were not run) would fail
+          // later, request by request, on a missing column: said once, at start, with what to do.
+          const pending = await pendingMigrations(this.#o.db, this.#o.migrateOptions)
+          if (pending.length > 0) throw new SchemaBehindError(pending)
+        }
         this.#ready = true
         this.#markUp()
         this.#firstTried()
@@ -226,5 +232,15 @@ async function probeWrite(db: Db): Promise<void> {
     await sql`UPDATE hold_dialer_schema_migrations SET id = id WHERE 0`.execute(db.kysely)
   } else {
     await selectOne(db)
+  }
+}
+
+/** The database lacks migrations this version needs, and the process was not asked to apply them. */
+export class SchemaBehindError extends Error {
+  constructor(readonly pending: string[]) {
+    super(
+      `the database lacks ${pending.length} migration(s) this version needs (${pending.slice(0, 3).join(', ')}${pending.length > 3 ? ', ...' : ''}): run pnpm db:migrate against it, or start with DB_MIGRATE_ON_START=true`,
+    )
+    this.name = 'SchemaBehindError'
   }
 }

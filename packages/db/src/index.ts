@@ -2,6 +2,7 @@ export {
   type AvailabilityLogger,
   DatabaseAvailability,
   type DatabaseAvailabilityOptions,
+  SchemaBehindError,
 } from './availability.js'
 export {
   type BatchRunner,
@@ -27,6 +28,7 @@ export {
   type MigrateResult,
   type Migration,
   migrate,
+  pendingMigrations,
   splitStatements,
 } from './migrate.js'
 export { connectOrExit, type FatalLogger } from './open-or-exit.js'

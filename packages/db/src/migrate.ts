@@ -92,6 +92,25 @@ export async function migrate(handle: Db, options: MigrateOptions = {}): Promise
   })
 }
 
+/**
+ * The migrations this version has that the database has not applied, by id (every one when the
+ * database has no ledger yet). Read-only: for a process that does not migrate at start.
+ */
+export async function pendingMigrations(handle: Db, options: MigrateOptions = {}): Promise<string[]> {
+  const migrations = await loadMigrations(handle.dialect, options.dir)
+  const ledger = await sql<{ id: string }>`SELECT id FROM hold_dialer_schema_migrations`
+    .execute(handle.kysely)
+    .then(
+      (r) => new Set(r.rows.map((row) => row.id)),
+      (err: unknown) => {
+        // No ledger: a database nothing has migrated. Any other error is the caller's to see.
+        if (/no such table|doesn't exist/i.test(String((err as Error)?.message))) return new Set<string>()
+        throw err
+      },
+    )
+  return migrations.map((m) => m.id).filter((id) => !ledger.has(id))
+}
+
 async function applyPending(
   db: Kysely<Database>,
   dialect: Dialect,

@@ -160,6 +160,34 @@ t.test('report: only availability errors count; a probe finds the database back'
   t.match(r.lines.at(-1), { level: 'info', msg: 'database available again' })
 })
 
+t.test('not migrating at start: a database behind this version stops start with what to do', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'hd-avail-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  await writeFile(join(dir, '0001_first.sqlite.sql'), 'CREATE TABLE first (id INTEGER);\n')
+  const handle = connect(`sqlite:${join(dir, 'x.sqlite')}`)
+  t.teardown(() => handle.close())
+  const start = (migrate: boolean) =>
+    new DatabaseAvailability({ db: handle, log: recorder().log, migrate, migrateOptions: { dir } }).start()
+  await t.rejects(
+    start(false),
+    {
+      name: 'SchemaBehindError',
+      pending: ['0001_first'],
+      message: /lacks 1 migration\(s\) this version needs \(0001_first\): run pnpm db:migrate/,
+    },
+    'a database nothing migrated',
+  )
+  t.same(await start(true).then((r) => r?.applied), ['0001_first'])
+  t.equal(await start(false), undefined, 'up to date: ready')
+  // The next version brings a migration the database has not had.
+  await writeFile(join(dir, '0002_second.sqlite.sql'), 'CREATE TABLE second (id INTEGER);\n')
+  await t.rejects(
+    start(false),
+    { name: 'SchemaBehindError', pending: ['0002_second'] },
+    'an upgrade whose migrations were not run',
+  )
+})
+
 t.test('alreadyReady: a database its caller migrated is ready at once', async (t) => {
   const database = await createTestDatabase('sqlite')
   t.teardown(() => database.drop())
