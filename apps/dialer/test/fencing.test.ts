@@ -1,3 +1,4 @@
+import { AmiClient, type AmiMessage, header } from '@hold-dialer/ami'
 import { forEachDialect } from '@hold-dialer/db/testing'
 import { sql } from 'kysely'
 import t from 'tap'
@@ -256,6 +257,53 @@ forEachDialect(t, async (t, database) => {
         'the lead left as the newer claim holds it',
       )
       t.match(await h.dialer.metrics.text(), /hold_dialer_dialer_late_results_total 1\b/)
+    },
+  )
+
+  t.test(
+    'a call that ends while a restarted dialer is adopting it is ended, not followed until its timeout',
+    async (t) => {
+      const { logger, lines } = memoryLogger()
+      const h = await harness(t, database, { logger })
+      await h.addAgent('4106')
+      const NUMBER = '5553100006'
+      h.sim.setOutcome(NUMBER, TALKS_ON)
+      await h.push(lead('FE-6', NUMBER))
+      await h.until('answered', () => h.sim.calls.some((c) => c.number === NUMBER && c.answeredAt !== null))
+      // The customer hangs up just after the restarted dialer's channel list was taken, and its Hangup
+      // events reach the dialer before it adopts the call: while nothing follows those channels.
+      const list = AmiClient.prototype.listAction
+      let hungUp = false
+      AmiClient.prototype.listAction = async function (this: AmiClient, ...args: Parameters<typeof list>) {
+        const result = await list.apply(this, args)
+        const customer = h.sim.channels().find((c) => c.number === NUMBER && c.role === 'customer')
+        if (!hungUp && args[0].action === 'CoreShowChannels' && customer) {
+          hungUp = true
+          const hangup = new Promise<void>((resolve) => {
+            const seen = (e: AmiMessage) => {
+              if (header(e, 'event') !== 'Hangup' || header(e, 'channel') !== customer.name) return
+              this.off('event', seen)
+              resolve()
+            }
+            this.on('event', seen)
+          })
+          h.sim.hangupChannel(customer.name)
+          await hangup
+        }
+        return result
+      }
+      t.teardown(() => {
+        AmiClient.prototype.listAction = list
+      })
+      await h.restartDialer()
+      await h.until('adopted', () =>
+        lines.some((l) => String(l.msg).startsWith('a call of a previous run is still live')),
+      )
+      t.ok(hungUp, 'the customer hung up between the list and the adoption')
+      await h.until('the adopted call ended', async () => (await h.lead('FE-6'))?.isReserved === 0)
+      t.match(await h.lead('FE-6'), { call_count: 1, isReserved: 0, reserved_by: null })
+      t.notMatch(String((await h.lead('FE-6'))?.dial_status), /Calling/, 'settled')
+      t.equal(h.sim.originateCount(), 1, 'not dialed again')
     },
   )
 

@@ -58,6 +58,7 @@ export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
   const tracked = new Set(d.calls.active().map((c) => c.leadId))
   let released = 0
   let counted = 0
+  const adopted = new Set<string>()
   for (const row of await ownReservations(d.db, d.dialerId)) {
     // A claim of this very process (a round that claimed while the login's check ran) is not a
     // previous run's, though no call of it may be listed yet.
@@ -66,7 +67,7 @@ export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
     // A reservation from before claim tokens: its call is known by the lead alone.
     const key = row.claim_token === null ? undefined : callKey(row.id, row.claim_token)
     const own = key === undefined ? ofLead : ofLead.filter((c) => header(c, 'linkedid') === key)
-    if (own.length > 0) await adopt(d, row, own)
+    if (own.length > 0) adopted.add(await adopt(d, row, own))
     else if (ofLead.length > 0) {
       d.logger.warn(
         {
@@ -83,6 +84,7 @@ export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
       else if (r === 'counted') counted += 1
     }
   }
+  if (adopted.size > 0) await endAdoptedGone(d, adopted)
   await releaseStaleAgents(d.db, { heldBy: d.dialerId, except: [...d.calls.busyAgentIds()] })
   if (released > 0)
     d.logger.info({ released }, 'released reservations of a previous run with no live channel')
@@ -100,7 +102,21 @@ export async function reconcileAfterLogin(d: ReconcileDeps): Promise<void> {
  * is talking is not released and dialed again. Its start, and its answer when it was noted, come from
  * the attempt row its claim opened: the call is recorded with its real ring and talk times.
  */
-async function adopt(d: ReconcileDeps, row: OwnReservation, legs: AmiMessage[]): Promise<void> {
+/**
+ * An adopted call that hung up between the channel list and its adoption: its Hangup events came
+ * while no call of this process had those channels, so nothing would ever end it (its reservation,
+ * refreshed by this dialer's heartbeat, held until CALL_TIMEOUT_SECONDS). The PBX is asked again,
+ * now that the adopted calls are followed, and those it no longer carries are ended.
+ */
+async function endAdoptedGone(d: ReconcileDeps, adopted: ReadonlySet<string>): Promise<void> {
+  const channels = await d.ami.listAction({ action: 'CoreShowChannels' })
+  const live = new Set(channels.map((c) => header(c, 'linkedid')).filter((x): x is string => !!x))
+  // Only the adopted calls are judged here: every other call of this process counts as live.
+  for (const call of d.calls.active()) if (!adopted.has(call.key)) live.add(call.key)
+  d.calls.reconcile(live)
+}
+
+async function adopt(d: ReconcileDeps, row: OwnReservation, legs: AmiMessage[]): Promise<string> {
   const key = header(legs[0]!, 'linkedid')!
   const channels: LiveChannel[] = legs.map((l) => ({
     uniqueid: header(l, 'uniqueid') ?? '',
@@ -142,4 +158,5 @@ async function adopt(d: ReconcileDeps, row: OwnReservation, legs: AmiMessage[]):
     { lead: row.id, key, legs: legs.length },
     'a call of a previous run is still live: following it to its end',
   )
+  return key
 }
